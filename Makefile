@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Thin wrapper over meson: every target installs what is missing, builds, runs.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+MESON_OPTS ?=
+
+.PHONY: all deps build build-asan demo test test-unit test-asan interop bench-mlx5 install clean
+
+all: build
+
+deps:
+	@usertools/pv-install-deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_OPTS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false \
+		--buildtype=debug $(MESON_OPTS)
+
+build-asan: deps $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+
+# the main job: pv-perf over softroce between two processes on this machine
+demo: build
+	usertools/pv-demo.sh $(BUILD)
+
+# the whole test suite: release build, then the ASan+UBSan build, same suites
+test: build build-asan
+	usertools/pv-test.sh $(BUILD) $(ASAN_BUILD)
+
+interop: build
+	usertools/pv-interop.sh $(BUILD)
+
+bench-mlx5: build
+	usertools/pv-bench-mlx5.sh $(BUILD)
+
+install: build
+	meson install -C $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

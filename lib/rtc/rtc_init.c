@@ -1,0 +1,2 @@
+/* placeholder: replaced by the lib/rtc implementation */
+#include "pv_rtc.h"

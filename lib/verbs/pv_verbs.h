@@ -1,0 +1,1097 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/**
+ * @file
+ * pollverbs verbs API: libibverbs' API mirrored one to one with the pv_ prefix.
+ *
+ * Every pv_X below has the contract of ibv_X in rdma-core's man page ibv_X(3):
+ * same arguments, fields, enum values, errors and semantics. Where pollverbs
+ * adds (pv_progress, lcore ownership), it adds beside the verbs form.
+ *
+ * Thread rules (ARCHITECTURE.md decision 4): every QP, CQ and SRQ belongs to
+ * the lcore (or registered non-EAL thread) that created it. Its data path
+ * (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq, progress)
+ * takes no lock and must only be called from that thread. Control-path calls
+ * (create/destroy/modify/query) may be made from any thread, but not
+ * concurrently with the data path on the same object.
+ */
+
+#ifndef PV_LIB_VERBS_PV_VERBS_H
+#define PV_LIB_VERBS_PV_VERBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <netinet/in.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef PV_EXPORT
+#define PV_EXPORT __attribute__((visibility("default")))
+#endif
+
+/** Big-endian annotated integers, as in <linux/types.h> (__be16/32/64). */
+typedef uint16_t pv_be16;
+typedef uint32_t pv_be32;
+typedef uint64_t pv_be64;
+
+/* ---------------------------------------------------------------------- */
+/* Enumerations (values identical to infiniband/verbs.h)                   */
+/* ---------------------------------------------------------------------- */
+
+enum pv_node_type {
+	PV_NODE_UNKNOWN = -1,
+	PV_NODE_CA = 1,
+	PV_NODE_SWITCH,
+	PV_NODE_ROUTER,
+	PV_NODE_RNIC,
+	PV_NODE_USNIC,
+	PV_NODE_USNIC_UDP,
+	PV_NODE_UNSPECIFIED,
+};
+
+enum pv_transport_type {
+	PV_TRANSPORT_UNKNOWN = -1,
+	PV_TRANSPORT_IB = 0,
+	PV_TRANSPORT_IWARP,
+	PV_TRANSPORT_USNIC,
+	PV_TRANSPORT_USNIC_UDP,
+	PV_TRANSPORT_UNSPECIFIED,
+};
+
+enum pv_device_cap_flags {
+	PV_DEVICE_RESIZE_MAX_WR = 1,
+	PV_DEVICE_BAD_PKEY_CNTR = 1 << 1,
+	PV_DEVICE_BAD_QKEY_CNTR = 1 << 2,
+	PV_DEVICE_RAW_MULTI = 1 << 3,
+	PV_DEVICE_AUTO_PATH_MIG = 1 << 4,
+	PV_DEVICE_CHANGE_PHY_PORT = 1 << 5,
+	PV_DEVICE_UD_AV_PORT_ENFORCE = 1 << 6,
+	PV_DEVICE_CURR_QP_STATE_MOD = 1 << 7,
+	PV_DEVICE_SHUTDOWN_PORT = 1 << 8,
+	PV_DEVICE_INIT_TYPE = 1 << 9,
+	PV_DEVICE_PORT_ACTIVE_EVENT = 1 << 10,
+	PV_DEVICE_SYS_IMAGE_GUID = 1 << 11,
+	PV_DEVICE_RC_RNR_NAK_GEN = 1 << 12,
+	PV_DEVICE_SRQ_RESIZE = 1 << 13,
+	PV_DEVICE_N_NOTIFY_CQ = 1 << 14,
+	PV_DEVICE_MEM_WINDOW = 1 << 17,
+	PV_DEVICE_UD_IP_CSUM = 1 << 18,
+	PV_DEVICE_XRC = 1 << 20,
+	PV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21,
+	PV_DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23,
+	PV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24,
+	PV_DEVICE_RC_IP_CSUM = 1 << 25,
+	PV_DEVICE_RAW_IP_CSUM = 1 << 26,
+	PV_DEVICE_MANAGED_FLOW_STEERING = 1 << 29,
+};
+
+enum pv_atomic_cap {
+	PV_ATOMIC_NONE,
+	PV_ATOMIC_HCA,
+	PV_ATOMIC_GLOB,
+};
+
+enum pv_port_state {
+	PV_PORT_NOP = 0,
+	PV_PORT_DOWN = 1,
+	PV_PORT_INIT = 2,
+	PV_PORT_ARMED = 3,
+	PV_PORT_ACTIVE = 4,
+	PV_PORT_ACTIVE_DEFER = 5,
+};
+
+enum pv_mtu {
+	PV_MTU_256 = 1,
+	PV_MTU_512 = 2,
+	PV_MTU_1024 = 3,
+	PV_MTU_2048 = 4,
+	PV_MTU_4096 = 5,
+};
+
+/** Bytes in a path MTU enum value; 0 for an invalid value. */
+static inline int
+pv_mtu_to_bytes(enum pv_mtu mtu)
+{
+	return (mtu >= PV_MTU_256 && mtu <= PV_MTU_4096) ? 128 << mtu : 0;
+}
+
+enum {
+	PV_LINK_LAYER_UNSPECIFIED,
+	PV_LINK_LAYER_INFINIBAND,
+	PV_LINK_LAYER_ETHERNET,
+};
+
+enum pv_port_cap_flags {
+	PV_PORT_SM = 1 << 1,
+	PV_PORT_NOTICE_SUP = 1 << 2,
+	PV_PORT_TRAP_SUP = 1 << 3,
+	PV_PORT_OPT_IPD_SUP = 1 << 4,
+	PV_PORT_AUTO_MIGR_SUP = 1 << 5,
+	PV_PORT_SL_MAP_SUP = 1 << 6,
+	PV_PORT_MKEY_NVRAM = 1 << 7,
+	PV_PORT_PKEY_NVRAM = 1 << 8,
+	PV_PORT_LED_INFO_SUP = 1 << 9,
+	PV_PORT_SYS_IMAGE_GUID_SUP = 1 << 11,
+	PV_PORT_PKEY_SW_EXT_PORT_TRAP_SUP = 1 << 12,
+	PV_PORT_EXTENDED_SPEEDS_SUP = 1 << 14,
+	PV_PORT_CAP_MASK2_SUP = 1 << 15,
+	PV_PORT_CM_SUP = 1 << 16,
+	PV_PORT_SNMP_TUNNEL_SUP = 1 << 17,
+	PV_PORT_REINIT_SUP = 1 << 18,
+	PV_PORT_DEVICE_MGMT_SUP = 1 << 19,
+	PV_PORT_VENDOR_CLASS_SUP = 1 << 20,
+	PV_PORT_DR_NOTICE_SUP = 1 << 21,
+	PV_PORT_CAP_MASK_NOTICE_SUP = 1 << 22,
+	PV_PORT_BOOT_MGMT_SUP = 1 << 23,
+	PV_PORT_LINK_LATENCY_SUP = 1 << 24,
+	PV_PORT_CLIENT_REG_SUP = 1 << 25,
+	PV_PORT_IP_BASED_GIDS = 1 << 26,
+};
+
+enum pv_event_type {
+	PV_EVENT_CQ_ERR,
+	PV_EVENT_QP_FATAL,
+	PV_EVENT_QP_REQ_ERR,
+	PV_EVENT_QP_ACCESS_ERR,
+	PV_EVENT_COMM_EST,
+	PV_EVENT_SQ_DRAINED,
+	PV_EVENT_PATH_MIG,
+	PV_EVENT_PATH_MIG_ERR,
+	PV_EVENT_DEVICE_FATAL,
+	PV_EVENT_PORT_ACTIVE,
+	PV_EVENT_PORT_ERR,
+	PV_EVENT_LID_CHANGE,
+	PV_EVENT_PKEY_CHANGE,
+	PV_EVENT_SM_CHANGE,
+	PV_EVENT_SRQ_ERR,
+	PV_EVENT_SRQ_LIMIT_REACHED,
+	PV_EVENT_QP_LAST_WQE_REACHED,
+	PV_EVENT_CLIENT_REREGISTER,
+	PV_EVENT_GID_CHANGE,
+	PV_EVENT_WQ_FATAL,
+};
+
+enum pv_wc_status {
+	PV_WC_SUCCESS,
+	PV_WC_LOC_LEN_ERR,
+	PV_WC_LOC_QP_OP_ERR,
+	PV_WC_LOC_EEC_OP_ERR,
+	PV_WC_LOC_PROT_ERR,
+	PV_WC_WR_FLUSH_ERR,
+	PV_WC_MW_BIND_ERR,
+	PV_WC_BAD_RESP_ERR,
+	PV_WC_LOC_ACCESS_ERR,
+	PV_WC_REM_INV_REQ_ERR,
+	PV_WC_REM_ACCESS_ERR,
+	PV_WC_REM_OP_ERR,
+	PV_WC_RETRY_EXC_ERR,
+	PV_WC_RNR_RETRY_EXC_ERR,
+	PV_WC_LOC_RDD_VIOL_ERR,
+	PV_WC_REM_INV_RD_REQ_ERR,
+	PV_WC_REM_ABORT_ERR,
+	PV_WC_INV_EECN_ERR,
+	PV_WC_INV_EEC_STATE_ERR,
+	PV_WC_FATAL_ERR,
+	PV_WC_RESP_TIMEOUT_ERR,
+	PV_WC_GENERAL_ERR,
+	PV_WC_TM_ERR,
+	PV_WC_TM_RNDV_INCOMPLETE,
+};
+
+enum pv_wc_opcode {
+	PV_WC_SEND,
+	PV_WC_RDMA_WRITE,
+	PV_WC_RDMA_READ,
+	PV_WC_COMP_SWAP,
+	PV_WC_FETCH_ADD,
+	PV_WC_BIND_MW,
+	PV_WC_LOCAL_INV,
+	PV_WC_TSO,
+	PV_WC_ATOMIC_WRITE = 9,
+	/* receive completions have this bit set: (opcode & PV_WC_RECV) */
+	PV_WC_RECV = 1 << 7,
+	PV_WC_RECV_RDMA_WITH_IMM,
+};
+
+enum pv_wc_flags {
+	PV_WC_GRH = 1 << 0,
+	PV_WC_WITH_IMM = 1 << 1,
+	PV_WC_IP_CSUM_OK = 1 << 2,
+	PV_WC_WITH_INV = 1 << 3,
+};
+
+enum pv_access_flags {
+	PV_ACCESS_LOCAL_WRITE = 1,
+	PV_ACCESS_REMOTE_WRITE = 1 << 1,
+	PV_ACCESS_REMOTE_READ = 1 << 2,
+	PV_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	PV_ACCESS_MW_BIND = 1 << 4,
+	PV_ACCESS_ZERO_BASED = 1 << 5,
+	PV_ACCESS_ON_DEMAND = 1 << 6,
+	PV_ACCESS_HUGETLB = 1 << 7,
+	PV_ACCESS_RELAXED_ORDERING = 1 << 20,
+};
+
+enum pv_qp_type {
+	PV_QPT_RC = 2,
+	PV_QPT_UC,
+	PV_QPT_UD,
+	PV_QPT_RAW_PACKET = 8,
+	PV_QPT_XRC_SEND = 9,
+	PV_QPT_XRC_RECV,
+	PV_QPT_DRIVER = 0xff,
+};
+
+enum pv_qp_attr_mask {
+	PV_QP_STATE = 1 << 0,
+	PV_QP_CUR_STATE = 1 << 1,
+	PV_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	PV_QP_ACCESS_FLAGS = 1 << 3,
+	PV_QP_PKEY_INDEX = 1 << 4,
+	PV_QP_PORT = 1 << 5,
+	PV_QP_QKEY = 1 << 6,
+	PV_QP_AV = 1 << 7,
+	PV_QP_PATH_MTU = 1 << 8,
+	PV_QP_TIMEOUT = 1 << 9,
+	PV_QP_RETRY_CNT = 1 << 10,
+	PV_QP_RNR_RETRY = 1 << 11,
+	PV_QP_RQ_PSN = 1 << 12,
+	PV_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	PV_QP_ALT_PATH = 1 << 14,
+	PV_QP_MIN_RNR_TIMER = 1 << 15,
+	PV_QP_SQ_PSN = 1 << 16,
+	PV_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	PV_QP_PATH_MIG_STATE = 1 << 18,
+	PV_QP_CAP = 1 << 19,
+	PV_QP_DEST_QPN = 1 << 20,
+	PV_QP_RATE_LIMIT = 1 << 25,
+};
+
+enum pv_qp_state {
+	PV_QPS_RESET,
+	PV_QPS_INIT,
+	PV_QPS_RTR,
+	PV_QPS_RTS,
+	PV_QPS_SQD,
+	PV_QPS_SQE,
+	PV_QPS_ERR,
+	PV_QPS_UNKNOWN,
+};
+
+enum pv_mig_state {
+	PV_MIG_MIGRATED,
+	PV_MIG_REARM,
+	PV_MIG_ARMED,
+};
+
+enum pv_wr_opcode {
+	PV_WR_RDMA_WRITE,
+	PV_WR_RDMA_WRITE_WITH_IMM,
+	PV_WR_SEND,
+	PV_WR_SEND_WITH_IMM,
+	PV_WR_RDMA_READ,
+	PV_WR_ATOMIC_CMP_AND_SWP,
+	PV_WR_ATOMIC_FETCH_AND_ADD,
+	PV_WR_LOCAL_INV,
+	PV_WR_BIND_MW,
+	PV_WR_SEND_WITH_INV,
+	PV_WR_TSO,
+	PV_WR_DRIVER1,
+	PV_WR_ATOMIC_WRITE = 15,
+};
+
+enum pv_send_flags {
+	PV_SEND_FENCE = 1 << 0,
+	PV_SEND_SIGNALED = 1 << 1,
+	PV_SEND_SOLICITED = 1 << 2,
+	PV_SEND_INLINE = 1 << 3,
+	PV_SEND_IP_CSUM = 1 << 4,
+};
+
+enum pv_srq_attr_mask {
+	PV_SRQ_MAX_WR = 1 << 0,
+	PV_SRQ_LIMIT = 1 << 1,
+};
+
+enum pv_rate {
+	PV_RATE_MAX = 0,
+	PV_RATE_2_5_GBPS = 2,
+	PV_RATE_5_GBPS = 5,
+	PV_RATE_10_GBPS = 3,
+	PV_RATE_20_GBPS = 6,
+	PV_RATE_30_GBPS = 4,
+	PV_RATE_40_GBPS = 7,
+	PV_RATE_60_GBPS = 8,
+	PV_RATE_80_GBPS = 9,
+	PV_RATE_120_GBPS = 10,
+	PV_RATE_14_GBPS = 11,
+	PV_RATE_56_GBPS = 12,
+	PV_RATE_112_GBPS = 13,
+	PV_RATE_168_GBPS = 14,
+	PV_RATE_25_GBPS = 15,
+	PV_RATE_100_GBPS = 16,
+	PV_RATE_200_GBPS = 17,
+	PV_RATE_300_GBPS = 18,
+	PV_RATE_28_GBPS = 19,
+	PV_RATE_50_GBPS = 20,
+	PV_RATE_400_GBPS = 21,
+	PV_RATE_600_GBPS = 22,
+	PV_RATE_800_GBPS = 23,
+	PV_RATE_1200_GBPS = 24,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Structures (fields identical to infiniband/verbs.h)                     */
+/* ---------------------------------------------------------------------- */
+
+union pv_gid {
+	uint8_t raw[16];
+	struct {
+		pv_be64 subnet_prefix;
+		pv_be64 interface_id;
+	} global;
+};
+
+#define PV_SYSFS_NAME_MAX 64
+#define PV_SYSFS_PATH_MAX 256
+
+struct pv_driver;
+
+/** A device found by pv_get_device_list(); owned by lib/verbs. */
+struct pv_device {
+	enum pv_node_type node_type;
+	enum pv_transport_type transport_type;
+	char name[PV_SYSFS_NAME_MAX];		/**< e.g. "sroce0", "mlx5_0" */
+	char dev_name[PV_SYSFS_NAME_MAX];
+	char dev_path[PV_SYSFS_PATH_MAX];
+	char ibdev_path[PV_SYSFS_PATH_MAX];
+	pv_be64 node_guid;			/**< network byte order */
+	const struct pv_driver *driver;		/**< driver that probed it */
+	void *driver_data;			/**< driver's per-device state */
+};
+
+struct pv_context {
+	struct pv_device *device;
+	uint32_t usecnt;	/**< pollverbs addition: PDs, CQs, channels open on it */
+	int cmd_fd;		/**< -1: no kernel command channel */
+	int async_fd;		/**< eventfd readable when an async event is queued */
+	int num_comp_vectors;
+	pthread_mutex_t mutex;	/**< guards the control path of this context */
+};
+
+struct pv_device_attr {
+	char fw_ver[64];
+	pv_be64 node_guid;
+	pv_be64 sys_image_guid;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	int max_qp;
+	int max_qp_wr;
+	unsigned int device_cap_flags;
+	int max_sge;
+	int max_sge_rd;
+	int max_cq;
+	int max_cqe;
+	int max_mr;
+	int max_pd;
+	int max_qp_rd_atom;
+	int max_ee_rd_atom;
+	int max_res_rd_atom;
+	int max_qp_init_rd_atom;
+	int max_ee_init_rd_atom;
+	enum pv_atomic_cap atomic_cap;
+	int max_ee;
+	int max_rdd;
+	int max_mw;
+	int max_raw_ipv6_qp;
+	int max_raw_ethy_qp;
+	int max_mcast_grp;
+	int max_mcast_qp_attach;
+	int max_total_mcast_qp_attach;
+	int max_ah;
+	int max_fmr;
+	int max_map_per_fmr;
+	int max_srq;
+	int max_srq_wr;
+	int max_srq_sge;
+	uint16_t max_pkeys;
+	uint8_t local_ca_ack_delay;
+	uint8_t phys_port_cnt;
+	/** pollverbs addition: largest inline payload a send WR may carry, bytes. */
+	uint32_t max_inline_data;
+};
+
+struct pv_port_attr {
+	enum pv_port_state state;
+	enum pv_mtu max_mtu;
+	enum pv_mtu active_mtu;
+	int gid_tbl_len;
+	uint32_t port_cap_flags;
+	uint32_t max_msg_sz;
+	uint32_t bad_pkey_cntr;
+	uint32_t qkey_viol_cntr;
+	uint16_t pkey_tbl_len;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint8_t lmc;
+	uint8_t max_vl_num;
+	uint8_t sm_sl;
+	uint8_t subnet_timeout;
+	uint8_t init_type_reply;
+	uint8_t active_width;
+	uint8_t active_speed;
+	uint8_t phys_state;
+	uint8_t link_layer;
+	uint8_t flags;
+	uint16_t port_cap_flags2;
+};
+
+struct pv_pd {
+	struct pv_context *context;
+	uint32_t handle;
+	uint32_t usecnt;	/**< pollverbs addition: MRs, AHs, QPs, SRQs using it */
+};
+
+struct pv_mr {
+	struct pv_context *context;
+	struct pv_pd *pd;
+	void *addr;
+	size_t length;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	/** pollverbs addition: the access flags it was registered with. */
+	unsigned int access;
+};
+
+struct pv_global_route {
+	union pv_gid dgid;
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+};
+
+struct pv_grh {
+	pv_be32 version_tclass_flow;
+	pv_be16 paylen;
+	uint8_t next_hdr;
+	uint8_t hop_limit;
+	union pv_gid sgid;
+	union pv_gid dgid;
+};
+
+struct pv_ah_attr {
+	struct pv_global_route grh;
+	uint16_t dlid;
+	uint8_t sl;
+	uint8_t src_path_bits;
+	uint8_t static_rate;
+	uint8_t is_global;
+	uint8_t port_num;
+};
+
+struct pv_ah {
+	struct pv_context *context;
+	struct pv_pd *pd;
+	uint32_t handle;
+	/** pollverbs addition: the attributes it was created with. */
+	struct pv_ah_attr attr;
+};
+
+struct pv_comp_channel {
+	struct pv_context *context;
+	int fd;			/**< eventfd, readable when a CQ event is pending */
+	int refcnt;		/**< CQs using this channel */
+};
+
+struct pv_wc;
+struct pv_send_wr;
+struct pv_recv_wr;
+struct pv_cq;
+struct pv_qp;
+struct pv_srq;
+
+/** Data-path entry points; set by the driver at object creation. */
+typedef int (*pv_poll_cq_fn)(struct pv_cq *cq, int num_entries, struct pv_wc *wc);
+typedef int (*pv_req_notify_cq_fn)(struct pv_cq *cq, int solicited_only);
+typedef int (*pv_post_send_fn)(struct pv_qp *qp, struct pv_send_wr *wr,
+			       struct pv_send_wr **bad_wr);
+typedef int (*pv_post_recv_fn)(struct pv_qp *qp, struct pv_recv_wr *wr,
+			       struct pv_recv_wr **bad_wr);
+typedef int (*pv_post_srq_recv_fn)(struct pv_srq *srq, struct pv_recv_wr *wr,
+				   struct pv_recv_wr **bad_wr);
+
+struct pv_cq {
+	/* hot: the data path reads these first */
+	pv_poll_cq_fn fp_poll_cq;
+	pv_req_notify_cq_fn fp_req_notify_cq;
+	struct pv_context *context;
+	struct pv_comp_channel *channel;
+	void *cq_context;
+	uint32_t handle;
+	uint32_t usecnt;	/**< pollverbs addition: QPs using it */
+	int cqe;		/**< usable entries, >= the number requested */
+	unsigned int lcore_id;	/**< owner thread (rte_lcore_id() at creation) */
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t comp_events_completed;
+	uint32_t async_events_completed;
+	uint32_t armed;		/**< set by req_notify, cleared when the event fires */
+	uint32_t events_pending;/**< events raised, not yet read by get_cq_event */
+};
+
+struct pv_srq {
+	pv_post_srq_recv_fn fp_post_srq_recv;
+	struct pv_context *context;
+	void *srq_context;
+	struct pv_pd *pd;
+	uint32_t handle;
+	uint32_t usecnt;	/**< pollverbs addition: QPs using it */
+	unsigned int lcore_id;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+};
+
+struct pv_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+struct pv_qp {
+	pv_post_send_fn fp_post_send;
+	pv_post_recv_fn fp_post_recv;
+	struct pv_context *context;
+	void *qp_context;
+	struct pv_pd *pd;
+	struct pv_cq *send_cq;
+	struct pv_cq *recv_cq;
+	struct pv_srq *srq;
+	uint32_t handle;
+	uint32_t qp_num;
+	enum pv_qp_state state;
+	enum pv_qp_type qp_type;
+	unsigned int lcore_id;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+	/** pollverbs addition: capabilities granted at creation. */
+	struct pv_qp_cap cap;
+	int sq_sig_all;
+};
+
+struct pv_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+struct pv_send_wr {
+	uint64_t wr_id;
+	struct pv_send_wr *next;
+	struct pv_sge *sg_list;
+	int num_sge;
+	enum pv_wr_opcode opcode;
+	unsigned int send_flags;
+	union {
+		pv_be32 imm_data;	/**< network byte order */
+		uint32_t invalidate_rkey;
+	};
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct pv_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+	} wr;
+	union {
+		struct {
+			uint32_t remote_srqn;
+		} xrc;
+	} qp_type;
+};
+
+struct pv_recv_wr {
+	uint64_t wr_id;
+	struct pv_recv_wr *next;
+	struct pv_sge *sg_list;
+	int num_sge;
+};
+
+struct pv_wc {
+	uint64_t wr_id;
+	enum pv_wc_status status;
+	enum pv_wc_opcode opcode;
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	union {
+		pv_be32 imm_data;	/**< network byte order */
+		uint32_t invalidated_rkey;
+	};
+	uint32_t qp_num;
+	uint32_t src_qp;
+	unsigned int wc_flags;
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+};
+
+struct pv_srq_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+
+struct pv_srq_init_attr {
+	void *srq_context;
+	struct pv_srq_attr attr;
+};
+
+struct pv_qp_init_attr {
+	void *qp_context;
+	struct pv_cq *send_cq;
+	struct pv_cq *recv_cq;
+	struct pv_srq *srq;
+	struct pv_qp_cap cap;
+	enum pv_qp_type qp_type;
+	int sq_sig_all;
+};
+
+struct pv_qp_attr {
+	enum pv_qp_state qp_state;
+	enum pv_qp_state cur_qp_state;
+	enum pv_mtu path_mtu;
+	enum pv_mig_state path_mig_state;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	unsigned int qp_access_flags;
+	struct pv_qp_cap cap;
+	struct pv_ah_attr ah_attr;
+	struct pv_ah_attr alt_ah_attr;
+	uint16_t pkey_index;
+	uint16_t alt_pkey_index;
+	uint8_t en_sqd_async_notify;
+	uint8_t sq_draining;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t alt_port_num;
+	uint8_t alt_timeout;
+	uint32_t rate_limit;
+};
+
+struct pv_async_event {
+	union {
+		struct pv_cq *cq;
+		struct pv_qp *qp;
+		struct pv_srq *srq;
+		int port_num;
+	} element;
+	enum pv_event_type event_type;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Device and context                                                      */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * Get the NULL-terminated list of RDMA devices (ibv_get_device_list(3)).
+ *
+ * Probes every registered driver the first time it is called after pv_init().
+ * @param num_devices  If not NULL, set to the number of devices returned.
+ * @return The list, to be released with pv_free_device_list(); NULL with errno
+ *         set on failure: ENOMEM out of memory, EPERM/ENOSYS as libibverbs.
+ *         A machine with no device gets an empty list (not NULL).
+ * Thread: any; not concurrently with pv_free_device_list() on the same list.
+ */
+PV_EXPORT struct pv_device **pv_get_device_list(int *num_devices);
+
+/** Release a list from pv_get_device_list(); devices stay valid while open. */
+PV_EXPORT void pv_free_device_list(struct pv_device **list);
+
+/** Device name, e.g. "sroce0" (ibv_get_device_name(3)); NULL if @p device is NULL. */
+PV_EXPORT const char *pv_get_device_name(struct pv_device *device);
+
+/** Node GUID in network byte order (ibv_get_device_guid(3)); 0 if @p device is NULL. */
+PV_EXPORT pv_be64 pv_get_device_guid(struct pv_device *device);
+
+/**
+ * Open a device context (ibv_open_device(3)).
+ * @return The context; NULL with errno: EINVAL NULL device, ENOMEM, or the
+ *         driver's errno (ENODEV when the device has gone).
+ * Thread: any (control path).
+ */
+PV_EXPORT struct pv_context *pv_open_device(struct pv_device *device);
+
+/**
+ * Close a context (ibv_close_device(3)).
+ * @return 0, or a positive errno: EINVAL NULL context; EBUSY objects remain.
+ */
+PV_EXPORT int pv_close_device(struct pv_context *context);
+
+/**
+ * Query device attributes (ibv_query_device(3)).
+ * @return 0, or a positive errno: EINVAL NULL argument, or the driver's errno.
+ */
+PV_EXPORT int pv_query_device(struct pv_context *context, struct pv_device_attr *device_attr);
+
+/**
+ * Query port attributes (ibv_query_port(3)); ports are numbered from 1.
+ * @return 0, or a positive errno: EINVAL NULL argument or port_num not in
+ *         1..phys_port_cnt.
+ */
+PV_EXPORT int pv_query_port(struct pv_context *context, uint8_t port_num,
+			    struct pv_port_attr *port_attr);
+
+/**
+ * Read a GID table entry (ibv_query_gid(3)).
+ * @return 0, or -1 with errno: EINVAL bad port or index (index >= gid_tbl_len).
+ */
+PV_EXPORT int pv_query_gid(struct pv_context *context, uint8_t port_num, int index,
+			   union pv_gid *gid);
+
+/**
+ * Read a P_Key table entry in network byte order (ibv_query_pkey(3)).
+ * @return 0, or -1 with errno: EINVAL bad port or index.
+ */
+PV_EXPORT int pv_query_pkey(struct pv_context *context, uint8_t port_num, int index,
+			    pv_be16 *pkey);
+
+/**
+ * Get the next asynchronous event (ibv_get_async_event(3)). Blocks until one
+ * is queued unless context->async_fd was made non-blocking with fcntl(),
+ * in which case it returns -1 with errno EAGAIN when the queue is empty.
+ * Events are queued by the control-plane thread and by drivers.
+ * @return 0, or -1 with errno set.
+ * Thread: any; each event must be acknowledged with pv_ack_async_event().
+ */
+PV_EXPORT int pv_get_async_event(struct pv_context *context, struct pv_async_event *event);
+
+/** Acknowledge an event from pv_get_async_event() (ibv_ack_async_event(3)). */
+PV_EXPORT void pv_ack_async_event(struct pv_async_event *event);
+
+/* ---------------------------------------------------------------------- */
+/* Protection domains, memory regions, address handles                     */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * Allocate a protection domain (ibv_alloc_pd(3)).
+ * @return The PD; NULL with errno: EINVAL NULL context, ENOMEM.
+ */
+PV_EXPORT struct pv_pd *pv_alloc_pd(struct pv_context *context);
+
+/**
+ * Free a protection domain (ibv_dealloc_pd(3)).
+ * @return 0, or a positive errno: EINVAL NULL pd; EBUSY MRs, QPs, SRQs or
+ *         AHs still use it.
+ */
+PV_EXPORT int pv_dealloc_pd(struct pv_pd *pd);
+
+/**
+ * Register a memory region (ibv_reg_mr(3)).
+ *
+ * @param addr    Start of the buffer; any alignment.
+ * @param length  Bytes; must be > 0 and <= max_mr_size.
+ * @param access  pv_access_flags; REMOTE_WRITE and REMOTE_ATOMIC require
+ *                LOCAL_WRITE.
+ * @return The MR; NULL with errno: EINVAL NULL pd/addr, zero length, invalid
+ *         access combination or unknown flag; ENOMEM no key or memory left;
+ *         EOPNOTSUPP a flag the driver does not support (ON_DEMAND).
+ * Ownership: the buffer must stay allocated until pv_dereg_mr().
+ */
+PV_EXPORT struct pv_mr *pv_reg_mr(struct pv_pd *pd, void *addr, size_t length, int access);
+
+/**
+ * Deregister a memory region (ibv_dereg_mr(3)).
+ * @return 0, or a positive errno: EINVAL NULL mr.
+ */
+PV_EXPORT int pv_dereg_mr(struct pv_mr *mr);
+
+/**
+ * Create an address handle for UD (ibv_create_ah(3)).
+ * @return The AH; NULL with errno: EINVAL NULL argument, bad port or sgid
+ *         index, RoCE without is_global; ENOMEM.
+ */
+PV_EXPORT struct pv_ah *pv_create_ah(struct pv_pd *pd, struct pv_ah_attr *attr);
+
+/** Destroy an address handle (ibv_destroy_ah(3)); 0 or EINVAL. */
+PV_EXPORT int pv_destroy_ah(struct pv_ah *ah);
+
+/**
+ * Fill an AH attribute from a received UD completion and its GRH
+ * (ibv_init_ah_from_wc(3)).
+ * @return 0, or -1 with errno: EINVAL NULL argument or missing GRH on RoCE.
+ */
+PV_EXPORT int pv_init_ah_from_wc(struct pv_context *context, uint8_t port_num,
+				 struct pv_wc *wc, struct pv_grh *grh,
+				 struct pv_ah_attr *ah_attr);
+
+/** pv_init_ah_from_wc() then pv_create_ah() (ibv_create_ah_from_wc(3)). */
+PV_EXPORT struct pv_ah *pv_create_ah_from_wc(struct pv_pd *pd, struct pv_wc *wc,
+					     struct pv_grh *grh, uint8_t port_num);
+
+/* ---------------------------------------------------------------------- */
+/* Completion queues and channels                                          */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * Create a completion event channel (ibv_create_comp_channel(3)).
+ * @return The channel; NULL with errno: EINVAL NULL context, ENOMEM, EMFILE.
+ */
+PV_EXPORT struct pv_comp_channel *pv_create_comp_channel(struct pv_context *context);
+
+/** Destroy a channel (ibv_destroy_comp_channel(3)); 0, EINVAL, or EBUSY CQs use it. */
+PV_EXPORT int pv_destroy_comp_channel(struct pv_comp_channel *channel);
+
+/**
+ * Create a completion queue (ibv_create_cq(3)). The calling thread becomes
+ * the CQ's owner: only it may poll the CQ.
+ * @param cqe          Minimum entries, 1..max_cqe.
+ * @param comp_vector  0..num_comp_vectors-1.
+ * @return The CQ; NULL with errno: EINVAL cqe out of range, bad comp_vector,
+ *         NULL context; ENOMEM.
+ */
+PV_EXPORT struct pv_cq *pv_create_cq(struct pv_context *context, int cqe, void *cq_context,
+				     struct pv_comp_channel *channel, int comp_vector);
+
+/**
+ * Resize a completion queue (ibv_resize_cq(3)).
+ * @return 0, or a positive errno: EINVAL cqe out of range or below the
+ *         number of entries held; EOPNOTSUPP driver cannot resize.
+ */
+PV_EXPORT int pv_resize_cq(struct pv_cq *cq, int cqe);
+
+/**
+ * Destroy a completion queue (ibv_destroy_cq(3)).
+ * @return 0, or a positive errno: EINVAL NULL cq; EBUSY a QP or SRQ uses it.
+ */
+PV_EXPORT int pv_destroy_cq(struct pv_cq *cq);
+
+/**
+ * Wait for the next completion event on a channel (ibv_get_cq_event(3)).
+ * Blocks unless channel->fd is non-blocking (then -1/EAGAIN when none).
+ * On a poll-mode driver the CQ's owner thread must keep making progress
+ * (pv_poll_cq() or pv_progress()) for events to be raised; softroce raises
+ * them from its progress loop, so a single-threaded caller uses the
+ * non-blocking form plus pv_progress().
+ * @return 0 with *cq_p and *cq_context_p set, or -1 with errno set.
+ */
+PV_EXPORT int pv_get_cq_event(struct pv_comp_channel *channel, struct pv_cq **cq_p,
+			      void **cq_context_p);
+
+/** Acknowledge @p nevents events of @p cq (ibv_ack_cq_events(3)). */
+PV_EXPORT void pv_ack_cq_events(struct pv_cq *cq, unsigned int nevents);
+
+/* ---------------------------------------------------------------------- */
+/* Shared receive queues                                                   */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * Create a shared receive queue (ibv_create_srq(3)).
+ * @return The SRQ, with srq_init_attr->attr updated to the granted sizes;
+ *         NULL with errno: EINVAL max_wr/max_sge beyond the device limits or
+ *         zero max_wr; ENOMEM; EOPNOTSUPP driver has no SRQ.
+ */
+PV_EXPORT struct pv_srq *pv_create_srq(struct pv_pd *pd, struct pv_srq_init_attr *srq_init_attr);
+
+/**
+ * Modify an SRQ (ibv_modify_srq(3)): PV_SRQ_MAX_WR resizes, PV_SRQ_LIMIT arms
+ * the limit event.
+ * @return 0, or a positive errno: EINVAL bad mask or values.
+ */
+PV_EXPORT int pv_modify_srq(struct pv_srq *srq, struct pv_srq_attr *srq_attr, int srq_attr_mask);
+
+/** Query an SRQ (ibv_query_srq(3)); 0 or a positive errno. */
+PV_EXPORT int pv_query_srq(struct pv_srq *srq, struct pv_srq_attr *srq_attr);
+
+/** Destroy an SRQ (ibv_destroy_srq(3)); 0, EINVAL, or EBUSY a QP uses it. */
+PV_EXPORT int pv_destroy_srq(struct pv_srq *srq);
+
+/* ---------------------------------------------------------------------- */
+/* Queue pairs                                                             */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * Create a queue pair in RESET (ibv_create_qp(3)). The calling thread becomes
+ * the QP's owner. qp_init_attr->cap is updated with the granted sizes.
+ * @return The QP; NULL with errno: EINVAL NULL pd/CQs, CQs of another
+ *         context, caps beyond query_device limits (max_qp_wr, max_sge,
+ *         max_inline_data), unknown qp_type; ENOMEM; EOPNOTSUPP a QP type
+ *         the driver does not implement.
+ */
+PV_EXPORT struct pv_qp *pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr);
+
+/**
+ * Modify a queue pair (ibv_modify_qp(3)). lib/verbs checks the transition
+ * and the required/optional attr_mask bits for the QP type (IBTA vol. 1,
+ * 10.3 and table 91) before the driver sees it.
+ * @return 0, or a positive errno: EINVAL illegal transition, missing required
+ *         or forbidden optional attribute, value out of range (path_mtu,
+ *         max_rd_atomic, timeout > 31, retry_cnt > 7, rnr_retry > 7,
+ *         min_rnr_timer > 31, port_num, pkey_index); ENOMEM; the driver's errno.
+ */
+PV_EXPORT int pv_modify_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
+
+/**
+ * Query a queue pair (ibv_query_qp(3)).
+ * @return 0, or a positive errno: EINVAL NULL argument.
+ */
+PV_EXPORT int pv_query_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
+			  struct pv_qp_init_attr *init_attr);
+
+/** Destroy a queue pair (ibv_destroy_qp(3)); 0 or EINVAL. */
+PV_EXPORT int pv_destroy_qp(struct pv_qp *qp);
+
+/** Attach a UD QP to a multicast group (ibv_attach_mcast(3)); EOPNOTSUPP if unsupported. */
+PV_EXPORT int pv_attach_mcast(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
+
+/** Detach a UD QP from a multicast group (ibv_detach_mcast(3)). */
+PV_EXPORT int pv_detach_mcast(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
+
+/* ---------------------------------------------------------------------- */
+/* Data path: one-line forwards to the object's driver entry points        */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * Post a list of send work requests (ibv_post_send(3)).
+ * @param wr      NULL-terminated list; each entry uses at most max_send_sge
+ *                SGEs, or max_inline_data bytes with PV_SEND_INLINE.
+ * @param bad_wr  Set to the first entry not posted (only on failure).
+ * @return 0, or a positive errno: EINVAL malformed entry (opcode not valid
+ *         for the QP type, too many SGEs, inline too long, QP in a state that
+ *         cannot post); ENOMEM send queue full.
+ * Ownership: non-inline buffers must stay registered and unchanged until the
+ *            WR completes. Inline data is copied before the call returns.
+ * Thread: the QP's owner.
+ */
+static inline int
+pv_post_send(struct pv_qp *qp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return qp->fp_post_send(qp, wr, bad_wr);
+}
+
+/**
+ * Post a list of receive work requests (ibv_post_recv(3)).
+ * @return 0, or a positive errno: EINVAL too many SGEs, QP in RESET or uses
+ *         an SRQ; ENOMEM receive queue full. *bad_wr as pv_post_send().
+ * Thread: the QP's owner.
+ */
+static inline int
+pv_post_recv(struct pv_qp *qp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	return qp->fp_post_recv(qp, wr, bad_wr);
+}
+
+/** Post receive WRs to an SRQ (ibv_post_srq_recv(3)); errors as pv_post_recv(). */
+static inline int
+pv_post_srq_recv(struct pv_srq *srq, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	return srq->fp_post_srq_recv(srq, wr, bad_wr);
+}
+
+/**
+ * Poll a CQ for up to @p num_entries completions (ibv_poll_cq(3)). On
+ * poll-mode drivers this also makes progress on every queue the calling
+ * thread owns on the CQ's device (receive, protocol, timers, transmit).
+ * @param wc  Array of at least @p num_entries entries.
+ * @return Number of completions written (0..num_entries), or negative on error.
+ * Thread: the CQ's owner.
+ */
+static inline int
+pv_poll_cq(struct pv_cq *cq, int num_entries, struct pv_wc *wc)
+{
+	return cq->fp_poll_cq(cq, num_entries, wc);
+}
+
+/**
+ * Arm a CQ for one completion event on its channel (ibv_req_notify_cq(3)).
+ * @param solicited_only  Nonzero: only solicited or error completions fire.
+ * @return 0, or a positive errno (EINVAL CQ has no channel).
+ * Thread: the CQ's owner.
+ */
+static inline int
+pv_req_notify_cq(struct pv_cq *cq, int solicited_only)
+{
+	return cq->fp_req_notify_cq(cq, solicited_only);
+}
+
+/**
+ * Make progress on every queue of @p context owned by the calling thread,
+ * without polling a CQ (pollverbs addition; no ibv_ equivalent).
+ * @return Number of units of work done (packets, WQEs; 0 when idle), or a
+ *         negative errno (-EINVAL NULL context).
+ * Thread: the owner of the queues to progress.
+ */
+PV_EXPORT int pv_progress(struct pv_context *context);
+
+/* ---------------------------------------------------------------------- */
+/* Helpers                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/** Rate multiplier of 2.5 Gb/s for a rate enum (ibv_rate_to_mult(3)); -1 if invalid. */
+PV_EXPORT int pv_rate_to_mult(enum pv_rate rate);
+
+/** Rate enum for a multiplier of 2.5 Gb/s (mult_to_ibv_rate(3)); PV_RATE_MAX if none. */
+PV_EXPORT enum pv_rate pv_mult_to_rate(int mult);
+
+/** Rate in Mb/s for a rate enum (ibv_rate_to_mbps(3)); -1 if invalid. */
+PV_EXPORT int pv_rate_to_mbps(enum pv_rate rate);
+
+/** Rate enum for Mb/s (mbps_to_ibv_rate(3)); PV_RATE_MAX if none. */
+PV_EXPORT enum pv_rate pv_mbps_to_rate(int mbps);
+
+/** "InfiniBand channel adapter" etc., as ibv_node_type_str(3). */
+PV_EXPORT const char *pv_node_type_str(enum pv_node_type node_type);
+
+/** "PORT_ACTIVE" etc., as ibv_port_state_str(3). */
+PV_EXPORT const char *pv_port_state_str(enum pv_port_state port_state);
+
+/** "local catastrophic error" etc., as ibv_event_type_str(3). */
+PV_EXPORT const char *pv_event_type_str(enum pv_event_type event);
+
+/** "success", "transport retry counter exceeded" etc., as ibv_wc_status_str(3). */
+PV_EXPORT const char *pv_wc_status_str(enum pv_wc_status status);
+
+/**
+ * Prepare for fork() (ibv_fork_init(3)). pollverbs memory comes from DPDK
+ * (hugepages or locked anonymous memory shared with no child), so this only
+ * records the request.
+ * @return 0.
+ */
+PV_EXPORT int pv_fork_init(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PV_LIB_VERBS_PV_VERBS_H */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/**
+ * @file
+ * Driver SDK: what a pollverbs driver implements and what lib/verbs gives it.
+ * DRIVER-ONLY: applications must not include this header.
+ *
+ * Conventions (STYLE.md section 5 and 7):
+ * - A driver fills a const struct pv_driver_ops with designated initializers,
+ *   fields in the order below, and registers it with PV_DRIVER_REGISTER().
+ *   Ops it leaves NULL are replaced by lib/verbs with stubs returning
+ *   EOPNOTSUPP (pointer ops: NULL with errno EOPNOTSUPP), so no path ever
+ *   tests an op for NULL.
+ * - lib/verbs validates arguments before calling an op (NULL pointers, caps
+ *   against pv_query_device limits, access flags, the QP state machine), so
+ *   ops only check what is driver-specific.
+ * - Pointer-returning ops return the driver object (which embeds the public
+ *   struct as its first member) or NULL with errno set. int-returning ops
+ *   return 0 or a POSITIVE errno (lib/verbs turns it into -1/errno for the
+ *   verbs whose man page says so: query_gid, query_pkey).
+ * - After a create op returns, lib/verbs fills the common public fields
+ *   (context, pd, handle, *_context, usecnt, lcore_id, mutex, cond); the op
+ *   must set the data-path pointers (fp_*) and the driver-specific public
+ *   fields (lkey/rkey, qp_num, cqe, cap).
+ * - Data-path ops live on the objects (pv_cq.fp_poll_cq ...), chosen at create.
+ */
+
+#ifndef PV_LIB_VERBS_PV_VERBS_DRIVER_H
+#define PV_LIB_VERBS_PV_VERBS_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_common.h>
+
+#include "pv_verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Control-path operations of a driver (sorted as they must be initialized). */
+struct pv_driver_ops {
+	/**
+	 * Find the driver's devices and add each with pv_device_add().
+	 * @param devargs  The "--pv-dev=<driver>:<args>" strings given to
+	 *                 pv_init() for this driver, with "<driver>:" removed
+	 *                 (may be empty args ""); @p nb_devargs entries.
+	 * @return number of devices added (>= 0), or -errno.
+	 * Called once, on the first pv_get_device_list() after pv_init().
+	 */
+	int (*probe)(const char *const *devargs, int nb_devargs);
+	/** Release everything probe() allocated; called from pv_cleanup(). */
+	void (*remove)(struct pv_device *device);
+
+	struct pv_context *(*open_device)(struct pv_device *device);
+	int (*close_device)(struct pv_context *context);
+	int (*query_device)(struct pv_context *context, struct pv_device_attr *attr);
+	int (*query_port)(struct pv_context *context, uint8_t port_num,
+			  struct pv_port_attr *attr);
+	int (*query_gid)(struct pv_context *context, uint8_t port_num, int index,
+			 union pv_gid *gid);
+	int (*query_pkey)(struct pv_context *context, uint8_t port_num, int index,
+			  pv_be16 *pkey);
+
+	struct pv_pd *(*alloc_pd)(struct pv_context *context);
+	int (*dealloc_pd)(struct pv_pd *pd);
+	struct pv_mr *(*reg_mr)(struct pv_pd *pd, void *addr, size_t length, int access);
+	int (*dereg_mr)(struct pv_mr *mr);
+	struct pv_ah *(*create_ah)(struct pv_pd *pd, struct pv_ah_attr *attr);
+	int (*destroy_ah)(struct pv_ah *ah);
+
+	struct pv_cq *(*create_cq)(struct pv_context *context, int cqe,
+				   struct pv_comp_channel *channel, int comp_vector);
+	int (*resize_cq)(struct pv_cq *cq, int cqe);
+	int (*destroy_cq)(struct pv_cq *cq);
+
+	struct pv_srq *(*create_srq)(struct pv_pd *pd, struct pv_srq_init_attr *attr);
+	int (*modify_srq)(struct pv_srq *srq, struct pv_srq_attr *attr, int attr_mask);
+	int (*query_srq)(struct pv_srq *srq, struct pv_srq_attr *attr);
+	int (*destroy_srq)(struct pv_srq *srq);
+
+	struct pv_qp *(*create_qp)(struct pv_pd *pd, struct pv_qp_init_attr *attr);
+	/** Called after lib/verbs validated the transition; qp->state is the old state. */
+	int (*modify_qp)(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
+	int (*query_qp)(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
+			struct pv_qp_init_attr *init_attr);
+	int (*destroy_qp)(struct pv_qp *qp);
+	int (*attach_mcast)(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
+	int (*detach_mcast)(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
+
+	/** pv_progress(): work done (>= 0) or -errno. Fast path of the caller. */
+	int (*progress)(struct pv_context *context);
+};
+
+/** A registered driver. */
+struct pv_driver {
+	TAILQ_ENTRY(pv_driver) next;
+	const char *name;			/**< "softroce", "mlx5" */
+	const struct pv_driver_ops *ops;	/**< as given by the driver */
+	struct pv_driver_ops ops_full;		/**< ops with EOPNOTSUPP stubs filled in */
+};
+
+/** Register a driver; called from PV_DRIVER_REGISTER's constructor. */
+void pv_driver_register(struct pv_driver *driver);
+
+/**
+ * Register driver @p nm with ops table @p ops at load time, like DPDK's
+ * RTE_PMD_REGISTER_* and rdma-core's PROVIDER_DRIVER.
+ */
+#define PV_DRIVER_REGISTER(nm, ops_table) \
+	static struct pv_driver pv_driver_##nm = { \
+		.name = RTE_STR(nm), \
+		.ops = &(ops_table), \
+	}; \
+	RTE_INIT(pv_driver_init_##nm) \
+	{ \
+		pv_driver_register(&pv_driver_##nm); \
+	}
+
+/**
+ * Add a probed device to the registry. The driver allocates @p device
+ * (usually embedded in its own device struct) and keeps it valid until its
+ * remove op is called; it must have set name, node_type, transport_type
+ * and node_guid; lib/verbs sets device->driver.
+ * @return 0, -EEXIST a device of that name exists, -ENOSPC registry full.
+ */
+int pv_device_add(const struct pv_driver *driver, struct pv_device *device);
+
+/** The ops (with stubs filled in) of the driver that owns @p device. */
+static inline const struct pv_driver_ops *
+pv_device_ops(const struct pv_device *device)
+{
+	return &device->driver->ops_full;
+}
+
+/**
+ * Queue an asynchronous event on @p context (pv_get_async_event() returns it).
+ * Multi-producer safe: callable from any lcore and the control thread.
+ * @return 0, or -ENOSPC the event queue is full (the event is dropped and
+ *         counted).
+ */
+int pv_async_event_post(struct pv_context *context, const struct pv_async_event *event);
+
+/**
+ * Raise a completion event for an armed CQ: called by the driver, from the
+ * CQ owner's thread, when a completion matching the arming arrives. Clears
+ * cq->armed and wakes pv_get_cq_event() on the CQ's channel.
+ * Does nothing if the CQ has no channel or is not armed.
+ */
+void pv_cq_event_raise(struct pv_cq *cq);
+
+/**
+ * Legal-transition and attribute check of ibv_modify_qp(3) (IBTA vol. 1,
+ * 10.3.1, table 91), done by lib/verbs before modify_qp; exported for drivers'
+ * tests and for mlx5's model. @return 0 or EINVAL.
+ */
+int pv_qp_attr_mask_check(enum pv_qp_state cur, enum pv_qp_state next,
+			  enum pv_qp_type type, int attr_mask);
+
+/**
+ * Parse "key=value,key=value" device arguments. Calls @p fn for each pair;
+ * stops at the first nonzero return, which it returns. -EINVAL on a pair
+ * with no '='.
+ */
+int pv_devargs_parse(const char *args,
+		     int (*fn)(const char *key, const char *value, void *opaque),
+		     void *opaque);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PV_LIB_VERBS_PV_VERBS_DRIVER_H */

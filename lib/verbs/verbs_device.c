@@ -1,0 +1,2 @@
+/* placeholder: replaced by the lib/verbs implementation */
+#include "pv_verbs_driver.h"
