@@ -97,6 +97,12 @@ enum pv_atomic_cap {
 	PV_ATOMIC_GLOB,
 };
 
+/** On-demand paging capabilities (values as ibv_odp_general_caps). */
+enum pv_odp_general_caps {
+	PV_ODP_SUPPORT = 1 << 0,
+	PV_ODP_SUPPORT_IMPLICIT = 1 << 1,
+};
+
 enum pv_port_state {
 	PV_PORT_NOP = 0,
 	PV_PORT_DOWN = 1,
@@ -383,6 +389,10 @@ struct pv_context {
 	int async_fd;		/**< eventfd readable when an async event is queued */
 	int num_comp_vectors;
 	pthread_mutex_t mutex;	/**< guards the control path of this context */
+	/** pollverbs addition: lib/verbs' own state (async event queue, handle
+	 *  counter, cached device attributes); set by pv_open_device(). Opaque:
+	 *  drivers and applications leave it alone. */
+	struct pv_context_priv *priv;
 };
 
 struct pv_device_attr {
@@ -428,6 +438,9 @@ struct pv_device_attr {
 	uint8_t phys_port_cnt;
 	/** pollverbs addition: largest inline payload a send WR may carry, bytes. */
 	uint32_t max_inline_data;
+	/** pollverbs addition: pv_odp_general_caps (ibv_device_attr_ex's
+	 *  odp_caps.general_caps); PV_ODP_SUPPORT allows PV_ACCESS_ON_DEMAND. */
+	uint32_t odp_general_caps;
 };
 
 struct pv_port_attr {
@@ -729,9 +742,11 @@ struct pv_async_event {
  *
  * Probes every registered driver the first time it is called after pv_init().
  * @param num_devices  If not NULL, set to the number of devices returned.
+ * Every registered driver is probed, with the --pv-dev=DRIVER:ARGS strings
+ * that name it, or with none (it may then find hardware by itself).
  * @return The list, to be released with pv_free_device_list(); NULL with errno
- *         set on failure: ENOMEM out of memory, EPERM/ENOSYS as libibverbs.
- *         A machine with no device gets an empty list (not NULL).
+ *         set on failure: ENOMEM out of memory, ENOSYS pv_init() was not
+ *         called. A machine with no device gets an empty list (not NULL).
  * Thread: any; not concurrently with pv_free_device_list() on the same list.
  */
 PV_EXPORT struct pv_device **pv_get_device_list(int *num_devices);

@@ -126,7 +126,8 @@ void pv_driver_register(struct pv_driver *driver);
  * (usually embedded in its own device struct) and keeps it valid until its
  * remove op is called; it must have set name, node_type, transport_type
  * and node_guid; lib/verbs sets device->driver.
- * @return 0, -EEXIST a device of that name exists, -ENOSPC registry full.
+ * @return 0, -EINVAL NULL argument or empty name, -EEXIST a device of that
+ *         name exists, -ENOSPC registry full (64 devices).
  */
 int pv_device_add(const struct pv_driver *driver, struct pv_device *device);
 

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * lib/verbs private declarations: logging, the per-context state behind
+ * pv_context.priv, and helpers shared by the verbs_*.c files.
+ */
+
+#ifndef PV_LIB_VERBS_VERBS_PRIV_H
+#define PV_LIB_VERBS_VERBS_PRIV_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_ring.h>
+
+#include "pv_verbs_driver.h"
+
+extern int pv_verbs_logtype;
+#define RTE_LOGTYPE_PV_VERBS pv_verbs_logtype
+#define VERBS_LOG(lvl, fmt, ...) \
+	RTE_LOG(lvl, PV_VERBS, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+
+/* Async events a context can hold before pv_async_event_post() drops them. */
+#define PV_VERBS_ASYNC_RING_SIZE 1024
+
+/** lib/verbs' state of one open context (pv_context.priv). */
+struct pv_context_priv {
+	struct pv_device_attr dev_attr;	/**< cached at open: limits for validation */
+	uint32_t next_handle;		/**< handle of the next object (atomic) */
+	struct rte_ring *async_ring;	/**< MP/MC ring of struct pv_async_event */
+	uint64_t async_dropped;		/**< events lost to a full ring (atomic) */
+};
+
+/** Driver ops of the device behind @p ctx. */
+static inline const struct pv_driver_ops *
+verbs_ops(const struct pv_context *ctx)
+{
+	return pv_device_ops(ctx->device);
+}
+
+/** Registered drivers, in registration order (verbs_ops.c). */
+TAILQ_HEAD(pv_verbs_driver_list, pv_driver);
+extern struct pv_verbs_driver_list pv_verbs_drivers;
+
+/** Cached device attributes of @p ctx. */
+static inline const struct pv_device_attr *
+verbs_dev_attr(const struct pv_context *ctx)
+{
+	return &ctx->priv->dev_attr;
+}
+
+/** Next object handle of @p ctx (unique per context). */
+static inline uint32_t
+verbs_handle_next(struct pv_context *ctx)
+{
+	return __atomic_fetch_add(&ctx->priv->next_handle, 1, __ATOMIC_RELAXED);
+}
+
+static inline void
+verbs_ref_get(uint32_t *cnt)
+{
+	__atomic_fetch_add(cnt, 1, __ATOMIC_RELAXED);
+}
+
+static inline void
+verbs_ref_put(uint32_t *cnt)
+{
+	__atomic_fetch_sub(cnt, 1, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t
+verbs_ref_read(const uint32_t *cnt)
+{
+	return __atomic_load_n(cnt, __ATOMIC_RELAXED);
+}
+
+/** Set errno and return NULL: the failure form of pointer verbs. */
+static inline void *
+verbs_err_ptr(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+/** 0 if @p port_num is in 1..phys_port_cnt of @p ctx, else EINVAL. */
+int pv_verbs_port_check(struct pv_context *ctx, uint8_t port_num);
+
+/** Query a port through the driver; 0 or a positive errno. */
+int pv_verbs_port_query(struct pv_context *ctx, uint8_t port_num, struct pv_port_attr *attr);
+
+/**
+ * Validate an address vector against the device (port, GRH on RoCE, sgid
+ * index); 0 or EINVAL. Used by create_ah and modify_qp(AV/ALT_PATH).
+ */
+int pv_verbs_ah_attr_check(struct pv_context *ctx, const struct pv_ah_attr *attr);
+
+/**
+ * Remove every device (driver remove op) and forget the probe, so the next
+ * pv_get_device_list() probes again. A pv_cleanup() hook.
+ */
+void pv_verbs_cleanup(void);
+
+/** Create the context's async event queue; 0 or -errno. */
+int pv_verbs_async_init(struct pv_context *ctx);
+
+/** Free the context's async event queue. */
+void pv_verbs_async_fini(struct pv_context *ctx);
+
+/** Remove queued completion events of @p cq from its channel (CQ destroy). */
+void pv_verbs_cq_events_purge(struct pv_cq *cq);
+
+/** Make room for one more CQ on @p channel's event queue; 0 or ENOMEM. */
+int pv_verbs_channel_attach(struct pv_comp_channel *channel);
+
+/** Undo pv_verbs_channel_attach(). */
+void pv_verbs_channel_detach(struct pv_comp_channel *channel);
+
+#endif /* PV_LIB_VERBS_VERBS_PRIV_H */
