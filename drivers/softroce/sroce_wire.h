@@ -232,11 +232,15 @@ struct sroce_pkt {
 };
 
 /**
- * Select the fastest rte_net_crc implementation for this CPU. Idempotent;
- * the ICRC functions call it on first use, callers may call it at init to
- * keep that off the data path.
+ * Select the fastest rte_net_crc implementation for this CPU (AVX512, else
+ * SSE4.2/PCLMULQDQ, else table-driven). Runs once per process; the ICRC
+ * functions call it on first use. DPDK allows the vector code only after
+ * rte_eal_init() (EAL sets the max SIMD bitwidth): called before it, the
+ * table-driven code (~16x slower) is chosen for good. So an engine calls it
+ * after rte_eal_init() and before launching lcores; tools without EAL
+ * (pv-roce-decode) get the table-driven code, with the same results.
  *
- * Thread: any; call before starting lcores if several use the ICRC.
+ * Thread: any; concurrent first calls are serialised.
  */
 void pv_sroce_wire_init(void);
 
@@ -253,7 +257,10 @@ void pv_sroce_wire_init(void);
  * @param verify_icrc Non-zero: also check the ICRC. Then @p frame must be
  *                    writable memory: pv_sroce_icrc_check() overwrites up to
  *                    18 header bytes and restores them before returning.
- * @param pkt         Filled on success (and partially on failure).
+ * @param pkt         Filled on success (and partially on failure); fields of
+ *                    extension headers the opcode does not carry are left
+ *                    unchanged (look at pv_sroce_opcode_info[opcode].hdrs).
+ *                    On -EILSEQ every field is filled.
  * @return 0; -ENOENT not RoCEv2 (not IPv4/UDP 4791, e.g. ARP, IPv6: pass on);
  *         -EBADMSG malformed (truncated, bad IP version/header length/checksum/
  *         total length, fragment, bad UDP length, BTH TVer != 0, invalid opcode,
