@@ -15,6 +15,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <rte_cycles.h>
 #include <rte_log.h>
 
 #include "pv_cm.h"
@@ -158,6 +159,72 @@ pv_cm_oob_recv(int fd, void *buf, size_t len)
 		}
 		p += n;
 		len -= n;
+	}
+	return 0;
+}
+
+int
+pv_cm_oob_recv_poll(int fd, void *buf, size_t len, pv_cm_progress_fn fn, void *arg,
+		    int timeout_ms)
+{
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : cm_now_ms() + timeout_ms;
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t period = hz / 1000000 * PV_CM_OOB_POLL_US;
+	uint64_t next_check = 0;
+	char *p = buf;
+	ssize_t n;
+	int work;
+
+	while (len > 0) {
+		work = 0;
+		if (fn != NULL) {
+			work = fn(arg);
+			if (work < 0)
+				return work;
+		}
+		/*
+		 * An idle data path checks the socket every time; a busy one only
+		 * every PV_CM_OOB_POLL_US so its packets are not delayed by a
+		 * system call per progress call.
+		 */
+		if (work > 0 && rte_rdtsc() < next_check)
+			continue;
+		next_check = rte_rdtsc() + period;
+		n = recv(fd, p, len, MSG_DONTWAIT);
+		if (n > 0) {
+			p += n;
+			len -= n;
+			continue;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (cm_now_ms() >= deadline)
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* the token both sides send; anything else means the peers are out of step */
+#define CM_BARRIER_TOKEN 'B'
+
+int
+pv_cm_oob_barrier(int fd, pv_cm_progress_fn fn, void *arg, int timeout_ms)
+{
+	char token = CM_BARRIER_TOKEN;
+	int ret;
+
+	ret = pv_cm_oob_send(fd, &token, 1);
+	if (ret < 0)
+		return ret;
+	ret = pv_cm_oob_recv_poll(fd, &token, 1, fn, arg, timeout_ms);
+	if (ret < 0)
+		return ret;
+	if (token != CM_BARRIER_TOKEN) {
+		CM_LOG(ERR, "barrier: peer sent 0x%02x, not a barrier token",
+		       (unsigned char)token);
+		return -EPROTO;
 	}
 	return 0;
 }
