@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Everything pv-perf says over the out-of-band TCP channel, in pollverbs'
+ * native format (lib/cm): parameter agreement, the QP/rkey/address
+ * exchange, barriers and results. Interoperating with perftest's
+ * ib_*_bw/lat means replacing the functions of this file (perftest 4.5
+ * sends KEY_PRINT_FMT text for perf_comm_exchange() and has no parameter
+ * or result message); the test loops never touch the socket.
+ *
+ * Every wait that can happen after the QPs exist goes through
+ * pv_cm_oob_recv_poll() with perf_progress(): with a poll-mode driver the
+ * side that waits must keep making progress, or its peer's writes, reads
+ * and sends are never acknowledged.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pv_cm.h>
+
+#include "perf.h"
+
+#define PERF_PARAMS_MSG_LEN 64
+#define PERF_RESULT_MSG_LEN 80
+#define PERF_PARAMS_MAGIC "PVPF"
+
+int
+perf_progress(void *arg)
+{
+	struct perf_run *r = arg;
+
+	return pv_progress(r->ctx);
+}
+
+int
+perf_comm_connect(struct perf_run *r)
+{
+	int fd;
+
+	if (r->is_server)
+		fd = pv_cm_oob_accept(r->p.tcp_port, -1);
+	else
+		fd = pv_cm_oob_connect(r->p.server, r->p.tcp_port, PERF_OOB_TIMEOUT_MS);
+	if (fd < 0) {
+		fprintf(stderr, "pv-perf: %s %s:%u failed: %s\n",
+			r->is_server ? "listen on" : "connect to",
+			r->is_server ? "*" : r->p.server, r->p.tcp_port, strerror(-fd));
+		return fd;
+	}
+	r->fd = fd;
+	return 0;
+}
+
+void
+perf_comm_close(struct perf_run *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+static void
+perf_put_u64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		p[i] = v & 0xff;
+}
+
+static uint64_t
+perf_get_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * The client's run parameters win: a server started with only the test
+ * name runs whatever the client asks, as long as it is the same test.
+ * Device, port, GID index, receive depth and report units stay local.
+ */
+int
+perf_comm_params(struct perf_run *r)
+{
+	uint8_t msg[PERF_PARAMS_MSG_LEN];
+	struct perf_params *p = &r->p;
+	uint8_t status = 0;
+	int ret;
+
+	if (!r->is_server) {
+		memset(msg, 0, sizeof(msg));
+		memcpy(msg, PERF_PARAMS_MAGIC, 4);
+		msg[4] = p->verb;
+		msg[5] = p->kind;
+		msg[6] = p->all_sizes;
+		msg[7] = p->verify;
+		perf_put_u64(msg + 8, p->size);
+		perf_put_u64(msg + 16, p->iters);
+		perf_put_u64(msg + 24, p->duration_s);
+		perf_put_u64(msg + 32, p->tx_depth);
+		perf_put_u64(msg + 40, p->post_list);
+		perf_put_u64(msg + 48, p->cq_mod);
+		perf_put_u64(msg + 56, (uint64_t)(int64_t)p->inline_size);
+		ret = pv_cm_oob_send(r->fd, msg, sizeof(msg));
+		if (ret == 0)
+			ret = pv_cm_oob_recv(r->fd, &status, 1);
+		if (ret < 0) {
+			fprintf(stderr, "pv-perf: parameter exchange: %s\n", strerror(-ret));
+			return ret;
+		}
+		if (status != 0) {
+			fprintf(stderr, "pv-perf: the server runs a different test\n");
+			return -EPROTO;
+		}
+		return 0;
+	}
+	ret = pv_cm_oob_recv(r->fd, msg, sizeof(msg));
+	if (ret < 0) {
+		fprintf(stderr, "pv-perf: parameter exchange: %s\n", strerror(-ret));
+		return ret;
+	}
+	if (memcmp(msg, PERF_PARAMS_MAGIC, 4) != 0) {
+		fprintf(stderr, "pv-perf: the peer is not a pv-perf client\n");
+		return -EPROTO;
+	}
+	if (msg[4] != p->verb || msg[5] != p->kind) {
+		fprintf(stderr, "pv-perf: the client runs a different test than %s\n",
+			p->test_name);
+		status = 1;
+	}
+	ret = pv_cm_oob_send(r->fd, &status, 1);
+	if (ret < 0 || status != 0)
+		return ret < 0 ? ret : -EPROTO;
+	p->all_sizes = msg[6];
+	p->verify = msg[7];
+	p->size = perf_get_u64(msg + 8);
+	p->iters = perf_get_u64(msg + 16);
+	p->duration_s = (int)perf_get_u64(msg + 24);
+	p->tx_depth = (int)perf_get_u64(msg + 32);
+	p->post_list = (int)perf_get_u64(msg + 40);
+	p->cq_mod = (int)perf_get_u64(msg + 48);
+	p->inline_size = (int)(int64_t)perf_get_u64(msg + 56);
+	if (p->verb == PERF_SEND && p->iters > 0 && (uint64_t)p->rx_depth > p->iters)
+		p->rx_depth = p->iters;
+	return 0;
+}
+
+/* The one function to replace for perftest 4.5's exchange (KEY_PRINT_FMT). */
+int
+perf_comm_exchange(struct perf_run *r)
+{
+	struct pv_cm_conn_info in, out = {
+		.qpn = r->local.qpn,
+		.psn = r->local.psn,
+		.rkey = r->local.rkey,
+		.lid = r->local.lid,
+		.out_reads = r->local.out_reads,
+		.mtu = r->local.mtu,
+		.addr = r->local.addr,
+		.len = r->local.len,
+	};
+	uint8_t msg[PV_CM_CONN_MSG_LEN];
+	int ret;
+
+	memcpy(out.gid, r->local.gid.raw, sizeof(out.gid));
+	ret = pv_cm_conn_encode(&out, msg);
+	if (ret == 0)
+		ret = pv_cm_oob_send(r->fd, msg, sizeof(msg));
+	if (ret == 0)
+		ret = pv_cm_oob_recv(r->fd, msg, sizeof(msg));
+	if (ret == 0)
+		ret = pv_cm_conn_decode(msg, &in);
+	if (ret < 0) {
+		fprintf(stderr, "pv-perf: address exchange: %s\n", strerror(-ret));
+		return ret;
+	}
+	r->remote.qpn = in.qpn;
+	r->remote.psn = in.psn;
+	r->remote.rkey = in.rkey;
+	r->remote.lid = in.lid;
+	r->remote.out_reads = in.out_reads;
+	r->remote.mtu = in.mtu;
+	r->remote.addr = in.addr;
+	r->remote.len = in.len;
+	memcpy(r->remote.gid.raw, in.gid, sizeof(in.gid));
+	return 0;
+}
+
+int
+perf_comm_sync(struct perf_run *r)
+{
+	int ret = pv_cm_oob_barrier(r->fd, perf_progress, r, -1);
+
+	if (ret < 0)
+		fprintf(stderr, "pv-perf: sync with the peer: %s\n", strerror(-ret));
+	return ret;
+}
+
+int
+perf_comm_result_send(struct perf_run *r, const struct perf_result *res)
+{
+	uint8_t msg[PERF_RESULT_MSG_LEN];
+	uint64_t bits;
+	int i, ret;
+
+	memset(msg, 0, sizeof(msg));
+	perf_put_u64(msg, res->size);
+	perf_put_u64(msg + 8, res->iters);
+	for (i = 0; i < 7; i++) {
+		memcpy(&bits, &res->v[i], sizeof(bits));	/* IEEE 754 binary64 */
+		perf_put_u64(msg + 16 + 8 * i, bits);
+	}
+	msg[72] = res->kind;
+	ret = pv_cm_oob_send(r->fd, msg, sizeof(msg));
+	if (ret < 0)
+		fprintf(stderr, "pv-perf: sending the result: %s\n", strerror(-ret));
+	return ret;
+}
+
+int
+perf_comm_result_recv(struct perf_run *r, struct perf_result *res)
+{
+	return perf_comm_result_recv_poll(r, res, perf_progress, r);
+}
+
+int
+perf_comm_result_recv_poll(struct perf_run *r, struct perf_result *res, pv_cm_progress_fn fn,
+			   void *arg)
+{
+	uint8_t msg[PERF_RESULT_MSG_LEN];
+	uint64_t bits;
+	int i, ret;
+
+	ret = pv_cm_oob_recv_poll(r->fd, msg, sizeof(msg), fn, arg, -1);
+	if (ret < 0) {
+		fprintf(stderr, "pv-perf: waiting for the client's result: %s\n", strerror(-ret));
+		return ret;
+	}
+	res->size = perf_get_u64(msg);
+	res->iters = perf_get_u64(msg + 8);
+	for (i = 0; i < 7; i++) {
+		bits = perf_get_u64(msg + 16 + 8 * i);
+		memcpy(&res->v[i], &bits, sizeof(bits));
+	}
+	res->kind = msg[72];
+	return 0;
+}
+
+/* Both sides say whether their checks passed; 0 only when both did. */
+int
+perf_comm_verdict(struct perf_run *r, int ok)
+{
+	uint8_t mine = ok ? 1 : 0, theirs = 0;
+	int ret;
+
+	ret = pv_cm_oob_send(r->fd, &mine, 1);
+	if (ret == 0)
+		ret = pv_cm_oob_recv_poll(r->fd, &theirs, 1, perf_progress, r, -1);
+	if (ret < 0) {
+		fprintf(stderr, "pv-perf: verify verdict exchange: %s\n", strerror(-ret));
+		return ret;
+	}
+	if (!theirs)
+		fprintf(stderr, "pv-perf: the peer's data check failed\n");
+	return mine && theirs ? 0 : -EIO;
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * pv-perf main: EAL arguments (given, or built for a memif pair on this
+ * machine), then connect, agree, exchange, run every size, report.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include <pv_rtc.h>
+
+#include "perf.h"
+
+#define PERF_MEMIF_SOCKET	"/tmp/pv-perf-%u.sock"
+#define PERF_SERVER_IP		"10.99.0.1"
+#define PERF_CLIENT_IP		"10.99.0.2"
+#define PERF_NOHUGE_MEM_MB	"1024"
+#define PERF_MIN_HUGE_KB	(512 * 1024)
+#define PERF_PORT_UP_S		10
+#define PERF_SOCKET_WAIT_S	30
+
+/* Nonzero when hugetlbfs is mounted and enough 2 MiB/1 GiB pages are free. */
+static int
+perf_hugepages_usable(void)
+{
+	unsigned long free_pages = 0, page_kb = 0;
+	char line[256];
+	int mounted = 0;
+	FILE *f;
+
+	f = fopen("/proc/mounts", "r");
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strstr(line, " hugetlbfs ") != NULL)
+				mounted = 1;
+		fclose(f);
+	}
+	f = fopen("/proc/meminfo", "r");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "HugePages_Free: %lu", &free_pages);
+		sscanf(line, "Hugepagesize: %lu kB", &page_kb);
+	}
+	fclose(f);
+	return mounted && free_pages * page_kb >= PERF_MIN_HUGE_KB;
+}
+
+/*
+ * The built-in environment: softroce over net_memif between two pv-perf
+ * processes on this machine. Server: lcore 0, memif server, 10.99.0.1;
+ * client: lcore 1 (0 on a one-CPU machine), memif client, 10.99.0.2. The
+ * memif socket's name carries the TCP port, so pairs on other ports do not
+ * meet. Documented in doc/guides/apps/perf.rst.
+ */
+static int
+perf_default_eal(const struct perf_params *p, const char *prog, char **eal, int max)
+{
+	static char lcore[8], prefix[64], vdev[160], pvdev[128], sock[64];
+	int server = p->server == NULL;
+	int n = 0;
+
+	snprintf(sock, sizeof(sock), PERF_MEMIF_SOCKET, p->tcp_port);
+	snprintf(lcore, sizeof(lcore), "%d", server || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : 1);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=pv-perf-%s-%u", server ? "s" : "c",
+		 p->tcp_port);
+	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
+		 server ? "server" : "client", sock);
+	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=%s",
+		 server ? PERF_SERVER_IP : PERF_CLIENT_IP);
+	eal[n++] = (char *)prog;
+	eal[n++] = "-l";
+	eal[n++] = lcore;
+	eal[n++] = prefix;
+	if (perf_hugepages_usable()) {
+		eal[n++] = "--huge-unlink";
+	} else {
+		eal[n++] = "--no-huge";
+		eal[n++] = "-m";
+		eal[n++] = PERF_NOHUGE_MEM_MB;
+	}
+	eal[n++] = vdev;
+	eal[n++] = pvdev;
+	eal[n] = NULL;
+	if (n >= max)
+		abort();
+	printf("pv-perf: built-in EAL args:");
+	for (int i = 1; i < n; i++)
+		printf(" %s", eal[i]);
+	printf("\n");
+	fflush(stdout);
+	/* the memif client needs the server's socket at probe time */
+	if (!server) {
+		struct stat st;
+		int i;
+
+		for (i = 0; i < PERF_SOCKET_WAIT_S * 10 && stat(sock, &st) != 0; i++)
+			usleep(100000);
+	} else {
+		unlink(sock);	/* stale from a killed run */
+	}
+	return n;
+}
+
+/* Links come up asynchronously (memif's handshake): wait for ACTIVE. */
+static int
+perf_port_wait(struct perf_run *r)
+{
+	uint64_t end = rte_rdtsc() + PERF_PORT_UP_S * rte_get_tsc_hz();
+
+	while (r->port_attr.state != PV_PORT_ACTIVE) {
+		if (rte_rdtsc() > end) {
+			fprintf(stderr, "pv-perf: port %u of %s is %s, not active, after %d s\n",
+				r->p.ib_port, r->p.ib_dev, pv_port_state_str(r->port_attr.state),
+				PERF_PORT_UP_S);
+			return -ENETDOWN;
+		}
+		pv_progress(r->ctx);
+		usleep(1000);
+		if (pv_query_port(r->ctx, r->p.ib_port, &r->port_attr) != 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int
+perf_run_all(struct perf_run *r)
+{
+	struct perf_result res;
+	uint64_t size, first, last;
+	int ret, bad = 0;
+
+	ret = perf_comm_connect(r);
+	if (ret == 0)
+		ret = perf_comm_params(r);
+	if (ret == 0)
+		ret = perf_res_init(r);
+	if (ret == 0)
+		ret = perf_port_wait(r);
+	if (ret == 0)
+		ret = perf_comm_exchange(r);
+	if (ret == 0)
+		ret = perf_res_connect(r);
+	if (ret < 0)
+		return ret;
+
+	perf_report_banner(r);
+	perf_report_dest(r, &r->local, 0);
+	perf_report_dest(r, &r->remote, 1);
+	printf("---------------------------------------------------------------------------------------\n");
+	perf_report_header(r);
+	fflush(stdout);
+
+	first = r->p.all_sizes ? 2 : r->p.size;
+	last = r->p.all_sizes ? PERF_MAX_SIZE : r->p.size;
+	for (size = first; size <= last; size *= 2) {
+		perf_size_set(r, size);
+		ret = r->p.kind == PERF_BW ? perf_bw_run(r, &res) : perf_lat_run(r, &res);
+		if (ret < 0 && ret != -EIO)
+			return ret;
+		if (ret == 0)
+			perf_report_line(r, &res);
+		if (r->p.verify && perf_comm_verdict(r, ret == 0) < 0)
+			bad = 1;
+		else if (ret < 0)
+			return ret;
+	}
+	perf_report_footer();
+	if (r->p.verify)
+		printf(" Data validation: %s\n", bad ? "FAILED" : "every byte checked, all correct");
+	/* neither side tears its QP down while the other may still need ACKs */
+	ret = perf_comm_sync(r);
+	return ret < 0 ? ret : bad ? -EIO : 0;
+}
+
+static int
+perf_is_test(const char *s)
+{
+	return s != NULL && perf_test_lookup(s, NULL) == 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct perf_run r;
+	char *eal[24];
+	char **app;
+	int ret, napp, neal;
+
+	memset(&r, 0, sizeof(r));
+	r.fd = -1;
+	srand48((long)getpid() * time(NULL));
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		perf_usage(argc < 2 ? stderr : stdout, argv[0]);
+		return argc < 2 ? 1 : 0;
+	}
+	if (perf_is_test(argv[1])) {
+		/* no EAL arguments: parse ours first to pick the role */
+		if (perf_params_parse(&r.p, argc - 1, argv + 1) < 0)
+			return 1;
+		neal = perf_default_eal(&r.p, argv[0], eal, 24);
+		ret = pv_init(neal, eal);
+		if (ret < 0) {
+			fprintf(stderr, "pv-perf: pv_init: %s\n", strerror(-ret));
+			return 1;
+		}
+		if (perf_params_parse(&r.p, argc - 1, argv + 1) < 0)
+			return 1;
+	} else {
+		ret = pv_init(argc, argv);
+		if (ret < 0) {
+			fprintf(stderr, "pv-perf: pv_init: %s\n", strerror(-ret));
+			return 1;
+		}
+		app = argv + ret;
+		napp = argc - ret;
+		/* tolerate both rte_eal_init() conventions: "--" or argv[0] left in front */
+		while (napp > 0 && !perf_is_test(app[0]) &&
+		       (strcmp(app[0], "--") == 0 || app[0] == argv[0])) {
+			app++;
+			napp--;
+		}
+		if (napp < 1) {
+			perf_usage(stderr, argv[0]);
+			pv_cleanup();
+			return 1;
+		}
+		if (perf_params_parse(&r.p, napp, app) < 0) {
+			pv_cleanup();
+			return 1;
+		}
+	}
+	perf_params_finalize(&r.p);
+	if (r.p.kind == PERF_LAT && r.p.duration_s > 0) {
+		fprintf(stderr, "pv-perf: -D is not supported by latency tests yet\n");
+		pv_cleanup();
+		return 1;
+	}
+	r.is_server = r.p.server == NULL;
+	if (r.is_server)
+		printf("\n************************************\n* Waiting for client to connect... *\n"
+		       "************************************\n");
+	fflush(stdout);
+	ret = perf_run_all(&r);
+	perf_res_fini(&r);
+	perf_comm_close(&r);
+	pv_cleanup();
+	if (ret < 0)
+		fprintf(stderr, "pv-perf: %s failed: %s\n", r.p.test_name, strerror(-ret));
+	return ret < 0 ? 1 : 0;
+}
