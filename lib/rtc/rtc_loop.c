@@ -180,10 +180,12 @@ pv_rtc_loop_stop_all(void)
 {
 	unsigned int id;
 
-	RTE_LCORE_FOREACH_WORKER(id) {
-		if (rte_eal_get_lcore_state(id) == RUNNING)
-			pv_rtc_loop_stop(id);
-	}
+	/* whatever their state: a loop launched a moment ago may not show as
+	 * RUNNING yet, and a stop that arrives before pv_rtc_loop_run() still
+	 * ends it
+	 */
+	RTE_LCORE_FOREACH_WORKER(id)
+		pv_rtc_loop_stop(id);
 }
 
 int
@@ -191,6 +193,8 @@ pv_rtc_lcore_launch(unsigned int lcore_id, pv_rtc_lcore_fn fn, void *arg)
 {
 	int ret;
 
+	if (rte_lcore_id() != rte_get_main_lcore())
+		return -EPERM;
 	if (fn == NULL || lcore_id >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore_id) ||
 	    lcore_id == rte_get_main_lcore())
 		return -EINVAL;
@@ -203,6 +207,8 @@ pv_rtc_lcore_launch(unsigned int lcore_id, pv_rtc_lcore_fn fn, void *arg)
 int
 pv_rtc_lcore_wait(unsigned int lcore_id)
 {
+	if (rte_lcore_id() != rte_get_main_lcore())
+		return -EPERM;
 	if (lcore_id >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore_id) ||
 	    lcore_id == rte_get_main_lcore())
 		return -EINVAL;
