@@ -27,14 +27,10 @@ extern int pv_rtc_logtype;
 #define RTC_DP_LOG(lvl, fmt, ...) \
 	RTE_LOG_DP(lvl, PV_RTC, fmt "\n", ##__VA_ARGS__)
 
-/* Entries of each lcore's message ring (exact capacity, RING_F_EXACT_SZ). */
-#define PV_RTC_MSG_RING_ENTRIES 1024
 /* Messages one loop iteration handles at most, so a handler that sends to its
  * own lcore cannot keep the loop from reaching its pollers.
  */
 #define PV_RTC_MSG_DRAIN_MAX 256
-/* Tasks pv_rtc_ctrl_call() may have queued before it returns -ENOBUFS. */
-#define PV_RTC_CTRL_QUEUE_ENTRIES 256
 
 /*
  * Time source of the poll loop. Unit tests build the loop with
