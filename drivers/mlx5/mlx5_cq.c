@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Completion data path: pollverbs reads mlx5 CQEs itself (ownership by the
+ * owner bit against the consumer index), turns them into pv_wc, retires
+ * send and receive WQEs, updates the consumer-index doorbell record once per
+ * poll, and arms the CQ through the arm doorbell record and the UAR.
+ */
+
+#include <errno.h>
+
+#include <rte_byteorder.h>
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_io.h>
+
+#include "mlx5_priv.h"
+
+enum pv_wc_status
+pv_mlx5_syndrome_to_status(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
+		return PV_WC_LOC_LEN_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR:
+		return PV_WC_LOC_QP_OP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR:
+		return PV_WC_LOC_PROT_ERR;
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR:
+		return PV_WC_WR_FLUSH_ERR;
+	case MLX5_CQE_SYNDROME_MW_BIND_ERR:
+		return PV_WC_MW_BIND_ERR;
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR:
+		return PV_WC_BAD_RESP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR:
+		return PV_WC_LOC_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR:
+		return PV_WC_REM_INV_REQ_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR:
+		return PV_WC_REM_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR:
+		return PV_WC_REM_OP_ERR;
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR:
+		return PV_WC_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR:
+		return PV_WC_RNR_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR:
+		return PV_WC_REM_ABORT_ERR;
+	default:
+		return PV_WC_GENERAL_ERR;
+	}
+}
+
+/* QP of a CQE that is not the previous CQE's QP. */
+static __rte_noinline struct pv_mlx5_qp *
+mlx5_cq_qp_find(struct pv_mlx5_cq *cq, uint32_t qpn)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qpt_lookup(cq->ctx, qpn);
+
+	if (qp != NULL)
+		cq->last_qp = qp;
+	else
+		MLX5_DP_LOG(ERR, "cq 0x%x: cqe for unknown qp 0x%x", cq->cqn, qpn);
+	return qp;
+}
+
+/* Retire the send WQE a requester CQE names; return the wc opcode. */
+static inline void
+mlx5_cqe_req_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter, struct pv_wc *wc)
+{
+	const struct pv_mlx5_sq_info *info = &qp->sq_info[wqe_counter & qp->sq_mask];
+
+	wc->wr_id = info->wr_id;
+	wc->opcode = info->wc_opcode;
+	qp->sq_ci = info->next_pi;
+}
+
+/* Responder CQE: receive completion of the RQ's oldest WQE. */
+static void
+mlx5_cqe_resp(struct pv_mlx5_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
+	      struct pv_wc *wc)
+{
+	uint32_t flags_rqpn = rte_be_to_cpu_32(cqe->flags_rqpn);
+
+	wc->wr_id = qp->rq_wrid[qp->rq_tail & qp->rq_mask];
+	qp->rq_tail++;
+	wc->status = PV_WC_SUCCESS;
+	wc->vendor_err = 0;
+	wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
+	wc->src_qp = flags_rqpn & 0xffffff;
+	wc->sl = (flags_rqpn >> 24) & 0xf;
+	wc->wc_flags = ((flags_rqpn >> 28) & 3) ? PV_WC_GRH : 0;
+	wc->slid = rte_be_to_cpu_16(cqe->slid);
+	wc->dlid_path_bits = cqe->ml_path & 0x7f;
+	wc->pkey_index = 0;
+	switch (opcode) {
+	case MLX5_CQE_RESP_WR_IMM:
+		wc->opcode = PV_WC_RECV_RDMA_WITH_IMM;
+		wc->wc_flags |= PV_WC_WITH_IMM;
+		wc->imm_data = cqe->imm_inval_pkey;
+		break;
+	case MLX5_CQE_RESP_SEND_IMM:
+		wc->opcode = PV_WC_RECV;
+		wc->wc_flags |= PV_WC_WITH_IMM;
+		wc->imm_data = cqe->imm_inval_pkey;
+		break;
+	case MLX5_CQE_RESP_SEND_INV:
+		wc->opcode = PV_WC_RECV;
+		wc->wc_flags |= PV_WC_WITH_INV;
+		wc->invalidated_rkey = rte_be_to_cpu_32(cqe->imm_inval_pkey);
+		break;
+	default:
+		wc->opcode = PV_WC_RECV;
+		wc->imm_data = 0;
+		break;
+	}
+}
+
+/* Error CQE (requester or responder): status from the syndrome. */
+static void
+mlx5_cqe_err(struct pv_mlx5_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
+	     struct pv_wc *wc)
+{
+	const struct mlx5_err_cqe *ecqe = (const struct mlx5_err_cqe *)cqe;
+
+	if (opcode == MLX5_CQE_REQ_ERR) {
+		mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(ecqe->wqe_counter), wc);
+	} else {
+		wc->wr_id = qp->rq_wrid[qp->rq_tail & qp->rq_mask];
+		wc->opcode = PV_WC_RECV;
+		qp->rq_tail++;
+	}
+	wc->status = pv_mlx5_syndrome_to_status(ecqe->syndrome);
+	wc->vendor_err = ecqe->vendor_err_synd;
+	wc->byte_len = 0;
+	wc->wc_flags = 0;
+	wc->src_qp = 0;
+	if (ecqe->syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
+		MLX5_DP_LOG(DEBUG, "qp 0x%x: error cqe syndrome 0x%x vendor 0x%x",
+			    qp->qpn, ecqe->syndrome, ecqe->vendor_err_synd);
+}
+
+/* Every CQE but a successful requester one. @return 1 if @p wc was filled. */
+static __rte_noinline int
+mlx5_cqe_slow(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, struct pv_wc *wc)
+{
+	uint8_t opcode = cqe->op_own >> 4;
+	uint32_t qpn = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
+	struct pv_mlx5_qp *qp = cq->last_qp;
+
+	if (qp == NULL || qp->qpn != qpn) {
+		qp = mlx5_cq_qp_find(cq, qpn);
+		if (qp == NULL)
+			return 0;
+	}
+	wc->qp_num = qpn;
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+		mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(cqe->wqe_counter), wc);
+		wc->status = PV_WC_SUCCESS;
+		wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
+		wc->wc_flags = 0;
+		return 1;
+	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_SEND_INV:
+		mlx5_cqe_resp(qp, cqe, opcode, wc);
+		return 1;
+	case MLX5_CQE_REQ_ERR:
+	case MLX5_CQE_RESP_ERR:
+		mlx5_cqe_err(qp, cqe, opcode, wc);
+		return 1;
+	default:
+		MLX5_DP_LOG(WARNING, "cq 0x%x: cqe opcode 0x%x ignored", cq->cqn, opcode);
+		return 0;
+	}
+}
+
+static int
+mlx5_poll_cq(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	uint32_t ci = cq->ci;
+	int n = 0;
+
+	while (n < num_entries) {
+		const struct mlx5_cqe64 *cqe = (const struct mlx5_cqe64 *)
+			(cq->buf + ((ci & (cq->cqe_cnt - 1)) << cq->cqe_shift));
+		uint8_t op_own = *(volatile const uint8_t *)&cqe->op_own;
+		struct pv_mlx5_qp *qp;
+		uint32_t qpn;
+
+		/* software owns a CQE whose owner bit equals the pass parity of
+		 * the consumer index; an INVALID opcode was never written */
+		if (((op_own ^ (ci >> cq->log_cnt)) & MLX5_CQE_OWNER_MASK) ||
+		    op_own >= (MLX5_CQE_INVALID << 4))
+			break;
+		/* read the CQE body only after its ownership was seen */
+		rte_io_rmb();
+		ci++;
+		qpn = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
+		qp = cq->last_qp;
+		if (likely((op_own >> 4) == MLX5_CQE_REQ && qp != NULL && qp->qpn == qpn)) {
+			mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(cqe->wqe_counter), &wc[n]);
+			wc[n].status = PV_WC_SUCCESS;
+			wc[n].byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
+			wc[n].qp_num = qpn;
+			wc[n].wc_flags = 0;
+			n++;
+		} else {
+			n += mlx5_cqe_slow(cq, cqe, &wc[n]);
+		}
+	}
+	if (likely(ci != cq->ci)) {
+		cq->ci = ci;
+		/* the CQEs were read (their values fed the wc stores) before
+		 * the consumer index lets the HCA overwrite them */
+		rte_atomic_thread_fence(__ATOMIC_RELEASE);
+		cq->dbrec[PV_MLX5_CQ_SET_CI] = rte_cpu_to_be_32(ci & 0xffffff);
+	}
+	return n;
+}
+
+static int
+mlx5_req_notify_cq(struct pv_cq *ibcq, int solicited_only)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	uint32_t sn = cq->arm_sn & PV_MLX5_CQ_ARM_SN_MASK;
+	uint32_t cmd = solicited_only ? MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT;
+	uint32_t db = sn << 28 | cmd | (cq->ci & 0xffffff);
+	uint64_t uar_db = (uint64_t)db << 32 | cq->cqn;
+
+	if (ibcq->channel == NULL)
+		return EINVAL;
+	ibcq->armed = 1;
+	cq->dbrec[PV_MLX5_CQ_ARM_DB] = rte_cpu_to_be_32(db);
+	/* the arm record must be in memory before the UAR doorbell that makes
+	 * the HCA read it */
+	rte_wmb();
+	*(volatile uint64_t *)(cq->cq_uar + MLX5_CQ_DOORBELL) = rte_cpu_to_be_64(uar_db);
+	return 0;
+}
+
+void
+pv_mlx5_cq_event_ack(struct pv_mlx5_cq *cq)
+{
+	cq->arm_sn++;
+}
+
+int
+pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv)
+{
+	if (dv->cqe_cnt == 0 || !rte_is_power_of_2(dv->cqe_cnt) ||
+	    (dv->cqe_size != 64 && dv->cqe_size != 128)) {
+		MLX5_LOG(ERR, "cq 0x%x: unsupported geometry: %u cqes of %u bytes",
+			 dv->cqn, dv->cqe_cnt, dv->cqe_size);
+		return -EINVAL;
+	}
+	/* with 128-byte CQEs the 64-byte CQE sits in the second half */
+	cq->buf = (uint8_t *)dv->buf + dv->cqe_size - sizeof(struct mlx5_cqe64);
+	cq->ci = 0;
+	cq->cqe_cnt = dv->cqe_cnt;
+	cq->log_cnt = rte_log2_u32(dv->cqe_cnt);
+	cq->cqe_shift = rte_log2_u32(dv->cqe_size);
+	cq->dbrec = dv->dbrec;
+	cq->cq_uar = dv->cq_uar;
+	cq->cqn = dv->cqn;
+	cq->last_qp = NULL;
+	cq->ibcq.cqe = dv->cqe_cnt - 1;
+	cq->ibcq.fp_poll_cq = mlx5_poll_cq;
+	cq->ibcq.fp_req_notify_cq = mlx5_req_notify_cq;
+	return 0;
+}

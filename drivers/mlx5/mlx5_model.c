@@ -1,0 +1,812 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Control path of the mlx5 device model (driver "mlx5_model"): where the
+ * hardware driver asks rdma-core for queues, this one allocates them itself
+ * in DPDK memory, with the geometry a ConnectX would give, and fills the
+ * same struct mlx5dv_qp / mlx5dv_cq the data path takes over. Everything
+ * after that (WQEs, doorbells, CQEs) is the shared data path on one side and
+ * the model's engine (mlx5_model_exec.c) on the other.
+ *
+ * Devices: one per "--pv-dev=mlx5_model[:lcore=N|none]", named mlx5_modelK.
+ * The engine runs as a pv_rtc poller on lcore N (default: the first worker
+ * lcore), started by the first open context and stopped by the last close;
+ * with lcore=none, or no worker lcore, it runs from pv_progress() and
+ * pv_mlx5_model_step().
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_spinlock.h>
+
+#include "pv_rtc.h"
+
+#include "mlx5_model.h"
+
+#define MDL_LCORE_AUTO	-2
+#define MDL_LCORE_NONE	-1
+
+static struct pv_mlx5_mdl_dev *mdl_devs[PV_MLX5_MDL_MAX_DEV];
+static int mdl_nb_devs;
+static uint8_t mdl_qp_used[PV_MLX5_MDL_MAX_QP];
+static uint8_t mdl_cq_used[PV_MLX5_MDL_MAX_CQ];
+
+/* The engine's lcore: requested (devargs), and running. */
+static int mdl_lcore_req = MDL_LCORE_AUTO;
+static int mdl_lcore_run = -1;
+static uint32_t mdl_open_ctx;
+
+/* defined by PV_DRIVER_REGISTER() at the end of this file */
+static struct pv_driver pv_driver_mlx5_model;
+
+/* ------------------------------------------------------------------ */
+/* Engine lcore                                                         */
+/* ------------------------------------------------------------------ */
+
+static int
+mdl_poller(void *arg __rte_unused)
+{
+	return pv_mlx5_model_step();
+}
+
+static int
+mdl_lcore_main(void *arg __rte_unused)
+{
+	struct pv_rtc_poller *p = pv_rtc_poller_register(mdl_poller, NULL, 0);
+	int ret;
+
+	if (p == NULL) {
+		ret = -errno;
+		MLX5_LOG(ERR, "model: no poller on lcore %u: %s", rte_lcore_id(),
+			 rte_strerror(-ret));
+		return ret;
+	}
+	MLX5_LOG(INFO, "model: engine polling on lcore %u", rte_lcore_id());
+	ret = pv_rtc_loop_run();
+	pv_rtc_poller_unregister(p);
+	return ret;
+}
+
+static void
+mdl_engine_start(void)
+{
+	int lcore = mdl_lcore_req;
+	int ret;
+
+	if (lcore == MDL_LCORE_NONE)
+		return;
+	if (rte_lcore_id() != rte_get_main_lcore()) {
+		MLX5_LOG(WARNING, "model: opened off the main lcore, engine runs from "
+			 "pv_progress()");
+		return;
+	}
+	if (lcore == MDL_LCORE_AUTO) {
+		unsigned int id = rte_get_next_lcore(-1, 1, 0);
+
+		if (id >= RTE_MAX_LCORE) {
+			MLX5_LOG(NOTICE, "model: no worker lcore, engine runs from pv_progress()");
+			return;
+		}
+		lcore = id;
+	}
+	ret = pv_rtc_lcore_launch(lcore, mdl_lcore_main, NULL);
+	if (ret != 0) {
+		MLX5_LOG(WARNING, "model: cannot launch the engine on lcore %d (%s), it runs "
+			 "from pv_progress()", lcore, rte_strerror(-ret));
+		return;
+	}
+	mdl_lcore_run = lcore;
+}
+
+static void
+mdl_engine_stop(void)
+{
+	if (mdl_lcore_run < 0)
+		return;
+	pv_rtc_loop_stop(mdl_lcore_run);
+	pv_rtc_lcore_wait(mdl_lcore_run);
+	mdl_lcore_run = -1;
+}
+
+int
+pv_mlx5_model_lcore(void)
+{
+	return mdl_lcore_run;
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+mdl_devarg(const char *key, const char *value, void *opaque __rte_unused)
+{
+	char *end;
+	long v;
+
+	if (strcmp(key, "lcore") != 0) {
+		MLX5_LOG(ERR, "model: unknown devarg %s=%s (known: lcore=N|none)", key, value);
+		return -EINVAL;
+	}
+	if (strcmp(value, "none") == 0) {
+		mdl_lcore_req = MDL_LCORE_NONE;
+		return 0;
+	}
+	v = strtol(value, &end, 0);
+	if (*end != '\0' || v < 0 || v >= RTE_MAX_LCORE) {
+		MLX5_LOG(ERR, "model: lcore=%s is not an lcore id or \"none\"", value);
+		return -EINVAL;
+	}
+	mdl_lcore_req = v;
+	return 0;
+}
+
+static int
+mdl_probe(const char *const *devargs, int nb_devargs)
+{
+	int i, ret;
+
+	for (i = 0; i < nb_devargs; i++) {
+		struct pv_mlx5_mdl_dev *dev;
+
+		if (mdl_nb_devs == PV_MLX5_MDL_MAX_DEV) {
+			MLX5_LOG(ERR, "model: at most %d devices", PV_MLX5_MDL_MAX_DEV);
+			return -ENOSPC;
+		}
+		ret = pv_devargs_parse(devargs[i], mdl_devarg, NULL);
+		if (ret != 0)
+			return ret;
+		dev = calloc(1, sizeof(*dev));
+		if (dev == NULL)
+			return -ENOMEM;
+		dev->index = mdl_nb_devs;
+		dev->ibdev.node_type = PV_NODE_CA;
+		dev->ibdev.transport_type = PV_TRANSPORT_IB;
+		snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "mlx5_model%d", dev->index);
+		snprintf(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name), "mlx5 device model");
+		snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path), "model");
+		snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path), "model");
+		dev->ibdev.node_guid = rte_cpu_to_be_64(0x02c9ff00d0de0000ull | dev->index);
+		ret = pv_device_add(&pv_driver_mlx5_model, &dev->ibdev);
+		if (ret != 0) {
+			MLX5_LOG(ERR, "model: cannot add %s: %s", dev->ibdev.name,
+				 rte_strerror(-ret));
+			free(dev);
+			return ret;
+		}
+		mdl_devs[mdl_nb_devs++] = dev;
+		MLX5_LOG(INFO, "model: %s added (mlx5 device model)", dev->ibdev.name);
+	}
+	return nb_devargs;
+}
+
+static void
+mdl_remove(struct pv_device *device)
+{
+	struct pv_mlx5_mdl_dev *dev = container_of(device, struct pv_mlx5_mdl_dev, ibdev);
+
+	mdl_devs[dev->index] = NULL;
+	if (dev->index == mdl_nb_devs - 1)
+		mdl_nb_devs--;
+	free(dev);
+}
+
+static void
+mdl_attr_fill(struct pv_mlx5_mdl_dev *dev, struct pv_device_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "mlx5 device model");
+	a->node_guid = dev->ibdev.node_guid;
+	a->sys_image_guid = dev->ibdev.node_guid;
+	a->max_mr_size = PV_MLX5_MDL_MAX_MSG;
+	a->page_size_cap = 0xfffff000;
+	a->vendor_id = 0x02c9;
+	a->vendor_part_id = 0;		/* no ConnectX part: a model */
+	a->hw_ver = 0;
+	a->max_qp = PV_MLX5_MDL_MAX_QP;
+	a->max_qp_wr = PV_MLX5_MDL_MAX_QP_WR;
+	a->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_N_NOTIFY_CQ;
+	a->max_sge = PV_MLX5_MDL_MAX_SGE;
+	a->max_sge_rd = PV_MLX5_MDL_MAX_SGE;
+	a->max_cq = PV_MLX5_MDL_MAX_CQ;
+	a->max_cqe = PV_MLX5_MDL_MAX_CQE;
+	a->max_mr = PV_MLX5_MDL_MAX_MR - 1;
+	a->max_pd = PV_MLX5_MDL_MAX_PD;
+	a->max_qp_rd_atom = 16;
+	a->max_res_rd_atom = 16 * PV_MLX5_MDL_MAX_QP;
+	a->max_qp_init_rd_atom = 16;
+	a->atomic_cap = PV_ATOMIC_HCA;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 16;
+	a->phys_port_cnt = 1;
+	a->max_inline_data = PV_MLX5_MDL_MAX_INLINE;
+}
+
+static struct pv_context *
+mdl_open(struct pv_device *device)
+{
+	struct pv_mlx5_mdl_dev *dev = container_of(device, struct pv_mlx5_mdl_dev, ibdev);
+	struct pv_mlx5_context *ctx;
+
+	ctx = rte_zmalloc("pv_mlx5_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
+	if (ctx == NULL) {
+		MLX5_LOG(ERR, "%s: no memory for a context", device->name);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->kind = PV_MLX5_DEV_MODEL;
+	ctx->mdl = dev;
+	ctx->cqe_size = sizeof(struct mlx5_cqe64);
+	mdl_attr_fill(dev, &ctx->attr);
+	ctx->ibctx.device = device;
+	ctx->ibctx.cmd_fd = -1;
+	ctx->ibctx.async_fd = -1;
+	ctx->ibctx.num_comp_vectors = 1;
+	dev->ctx_open++;
+	if (mdl_open_ctx++ == 0)
+		mdl_engine_start();
+	return &ctx->ibctx;
+}
+
+static int
+mdl_close(struct pv_context *ibctx)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibctx);
+
+	if (--mdl_open_ctx == 0)
+		mdl_engine_stop();
+	ctx->mdl->ctx_open--;
+	pv_mlx5_qpt_free(ctx);
+	rte_free(ctx);
+	return 0;
+}
+
+static int
+mdl_query_device(struct pv_context *ibctx, struct pv_device_attr *attr)
+{
+	*attr = pv_mlx5_ctx(ibctx)->attr;
+	return 0;
+}
+
+static int
+mdl_query_port(struct pv_context *ibctx __rte_unused, uint8_t port_num,
+	       struct pv_port_attr *a)
+{
+	if (port_num != 1)
+		return EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->state = PV_PORT_ACTIVE;
+	a->max_mtu = PV_MTU_4096;
+	a->active_mtu = PV_MTU_4096;
+	a->gid_tbl_len = 1;
+	a->port_cap_flags = PV_PORT_CM_SUP;
+	a->max_msg_sz = PV_MLX5_MDL_MAX_MSG;
+	a->pkey_tbl_len = 1;
+	a->max_vl_num = 1;
+	a->active_width = 1;
+	a->active_speed = 1;
+	a->phys_state = 5;		/* LinkUp */
+	a->link_layer = PV_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+static int
+mdl_query_gid(struct pv_context *ibctx, uint8_t port_num, int index, union pv_gid *gid)
+{
+	if (port_num != 1 || index != 0)
+		return EINVAL;
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xfe;
+	gid->raw[1] = 0x80;
+	gid->global.interface_id = ibctx->device->node_guid;
+	return 0;
+}
+
+static int
+mdl_query_pkey(struct pv_context *ibctx __rte_unused, uint8_t port_num, int index,
+	       pv_be16 *pkey)
+{
+	if (port_num != 1 || index != 0)
+		return EINVAL;
+	*pkey = rte_cpu_to_be_16(0xffff);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* PDs and MRs                                                          */
+/* ------------------------------------------------------------------ */
+
+static struct pv_pd *
+mdl_pd_alloc(struct pv_context *ibctx)
+{
+	struct pv_mlx5_pd *pd = rte_zmalloc("pv_mlx5_pd", sizeof(*pd), 0);
+
+	if (pd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pd->pdn = ++pv_mlx5_mdl.pd_next;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	pd->ibpd.context = ibctx;
+	return &pd->ibpd;
+}
+
+static int
+mdl_pd_dealloc(struct pv_pd *ibpd)
+{
+	rte_free(pv_mlx5_pd(ibpd));
+	return 0;
+}
+
+static struct pv_mr *
+mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
+	struct pv_mlx5_mdl_mr *e = NULL;
+	struct pv_mlx5_mr *mr;
+	uint32_t i, key = 0;
+
+	if (access & PV_ACCESS_ON_DEMAND) {
+		MLX5_LOG(ERR, "model: on-demand paging is not modelled");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (length == 0 || length > PV_MLX5_MDL_MAX_MSG) {
+		MLX5_LOG(ERR, "model: mr of %zu bytes not in 1..%u", length,
+			 PV_MLX5_MDL_MAX_MSG);
+		errno = EINVAL;
+		return NULL;
+	}
+	mr = rte_zmalloc("pv_mlx5_mr", sizeof(*mr), 0);
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	for (i = 1; i < PV_MLX5_MDL_MAX_MR; i++) {
+		if (pv_mlx5_mdl.mrs[i].key == 0) {
+			e = &pv_mlx5_mdl.mrs[i];
+			break;
+		}
+	}
+	if (e != NULL) {
+		/* a generation byte in the key makes a stale key fail */
+		pv_mlx5_mdl.mr_gen = (pv_mlx5_mdl.mr_gen + 1) & 0xff;
+		if (pv_mlx5_mdl.mr_gen == 0)
+			pv_mlx5_mdl.mr_gen = 1;
+		key = i << 8 | pv_mlx5_mdl.mr_gen;
+		e->pdn = pv_mlx5_pd(ibpd)->pdn;
+		e->access = access;
+		e->addr = (uintptr_t)addr;
+		e->length = length;
+		e->dev = ctx->mdl;
+		__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
+	}
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	if (e == NULL) {
+		MLX5_LOG(ERR, "model: all %d memory keys in use", PV_MLX5_MDL_MAX_MR - 1);
+		rte_free(mr);
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->mdl_index = i;
+	mr->ibmr.context = ibpd->context;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.addr = addr;
+	mr->ibmr.length = length;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->ibmr.access = access;
+	return &mr->ibmr;
+}
+
+static int
+mdl_mr_dereg(struct pv_mr *ibmr)
+{
+	struct pv_mlx5_mr *mr = pv_mlx5_mr(ibmr);
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	__atomic_store_n(&pv_mlx5_mdl.mrs[mr->mdl_index].key, 0, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	rte_free(mr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* CQs                                                                  */
+/* ------------------------------------------------------------------ */
+
+static int
+mdl_slot_take(uint8_t *used, int n)
+{
+	int i;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	for (i = 0; i < n; i++)
+		if (!used[i])
+			break;
+	if (i < n)
+		used[i] = 1;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return i < n ? i : -1;
+}
+
+static void
+mdl_cq_free(struct pv_mlx5_mdl_cq *mcq)
+{
+	if (mcq == NULL)
+		return;
+	rte_free(mcq->buf);
+	rte_free((void *)(uintptr_t)mcq->dbrec);
+	rte_free(mcq->uar);
+	rte_free(mcq);
+}
+
+static struct pv_cq *
+mdl_cq_create(struct pv_context *ibctx, int cqe, struct pv_comp_channel *channel,
+	      int comp_vector __rte_unused)
+{
+	struct pv_mlx5_cq *cq = NULL;
+	struct pv_mlx5_mdl_cq *mcq = NULL;
+	struct mlx5dv_cq dv;
+	uint32_t cnt, i;
+	int slot = -1, ret = ENOMEM;
+
+	if (cqe < 1 || cqe > PV_MLX5_MDL_MAX_CQE) {
+		MLX5_LOG(ERR, "model: cqe %d not in 1..%d", cqe, PV_MLX5_MDL_MAX_CQE);
+		errno = EINVAL;
+		return NULL;
+	}
+	cnt = pv_mlx5_pow2(cqe + 1);
+	cq = rte_zmalloc("pv_mlx5_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE);
+	mcq = rte_zmalloc("pv_mlx5_mdl_cq", sizeof(*mcq), RTE_CACHE_LINE_SIZE);
+	if (cq == NULL || mcq == NULL)
+		goto err;
+	mcq->buf = rte_zmalloc("pv_mlx5_cq_buf", cnt * sizeof(struct mlx5_cqe64), 4096);
+	mcq->dbrec = rte_zmalloc("pv_mlx5_cq_dbrec", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
+	mcq->uar = rte_zmalloc("pv_mlx5_cq_uar", PV_MLX5_MDL_UAR_SIZE, 4096);
+	if (mcq->buf == NULL || mcq->dbrec == NULL || mcq->uar == NULL)
+		goto err;
+	/* as the hardware hands a CQ over: every entry invalid, owner 0 */
+	for (i = 0; i < cnt; i++)
+		((struct mlx5_cqe64 *)mcq->buf)[i].op_own = MLX5_CQE_INVALID << 4;
+	slot = mdl_slot_take(mdl_cq_used, PV_MLX5_MDL_MAX_CQ);
+	if (slot < 0) {
+		MLX5_LOG(ERR, "model: all %d CQs in use", PV_MLX5_MDL_MAX_CQ);
+		goto err;
+	}
+	mcq->cqn = PV_MLX5_MDL_CQN_BASE + slot;
+	mcq->dev = pv_mlx5_ctx(ibctx)->mdl;
+	mcq->drv = cq;
+	mcq->cqe_cnt = cnt;
+	mcq->log_cnt = rte_log2_u32(cnt);
+	mcq->cqe_size = sizeof(struct mlx5_cqe64);
+
+	memset(&dv, 0, sizeof(dv));
+	dv.buf = mcq->buf;
+	dv.dbrec = (pv_be32 *)(uintptr_t)mcq->dbrec;
+	dv.cqe_cnt = cnt;
+	dv.cqe_size = mcq->cqe_size;
+	dv.cq_uar = mcq->uar;
+	dv.cqn = mcq->cqn;
+	ret = -pv_mlx5_cq_dp_init(cq, &dv);
+	if (ret != 0)
+		goto err;
+	cq->ctx = pv_mlx5_ctx(ibctx);
+	cq->mdl = mcq;
+	cq->ibcq.context = ibctx;
+	cq->ibcq.channel = channel;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.cqs[slot] = mcq;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return &cq->ibcq;
+err:
+	if (slot >= 0)
+		mdl_cq_used[slot] = 0;
+	mdl_cq_free(mcq);
+	rte_free(cq);
+	errno = ret;
+	return NULL;
+}
+
+static int
+mdl_cq_destroy(struct pv_cq *ibcq)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	struct pv_mlx5_mdl_cq *mcq = cq->mdl;
+	uint32_t slot = mcq->cqn - PV_MLX5_MDL_CQN_BASE;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.cqs[slot] = NULL;
+	mdl_cq_used[slot] = 0;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	mdl_cq_free(mcq);
+	rte_free(cq);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* QPs                                                                  */
+/* ------------------------------------------------------------------ */
+
+static void
+mdl_qp_free(struct pv_mlx5_mdl_qp *mqp)
+{
+	if (mqp == NULL)
+		return;
+	rte_free(mqp->sq_buf);
+	rte_free(mqp->rq_buf);
+	rte_free((void *)(uintptr_t)mqp->dbrec);
+	rte_free(mqp->uar);
+	rte_free(mqp);
+}
+
+static struct pv_qp *
+mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
+	struct pv_mlx5_qp *qp = NULL;
+	struct pv_mlx5_mdl_qp *mqp = NULL;
+	struct pv_qp_cap *cap = &attr->cap;
+	struct mlx5dv_qp dv;
+	uint32_t max_bb, sq_cnt, rq_cnt, rq_stride;
+	int slot = -1, ret;
+
+	if (attr->qp_type != PV_QPT_RC || attr->srq != NULL) {
+		MLX5_LOG(ERR, "model: only RC QPs without SRQ are modelled");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (cap->max_send_wr > PV_MLX5_MDL_MAX_QP_WR || cap->max_recv_wr > PV_MLX5_MDL_MAX_QP_WR ||
+	    cap->max_send_sge > PV_MLX5_MDL_MAX_SGE || cap->max_recv_sge > PV_MLX5_MDL_MAX_SGE ||
+	    cap->max_inline_data > PV_MLX5_MDL_MAX_INLINE) {
+		MLX5_LOG(ERR, "model: qp caps beyond the device limits");
+		errno = EINVAL;
+		return NULL;
+	}
+	/* the geometry a ConnectX gives: WQEBB-sized send slots for the
+	 * largest WQE, power-of-two rings, receive WQEs of data segments */
+	cap->max_send_wr = RTE_MAX(cap->max_send_wr, 1u);
+	cap->max_send_sge = RTE_MAX(cap->max_send_sge, 1u);
+	cap->max_recv_sge = RTE_MAX(cap->max_recv_sge, 1u);
+	max_bb = (pv_mlx5_qp_max_wqe_size(cap) + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT;
+	sq_cnt = pv_mlx5_pow2(cap->max_send_wr * max_bb);
+	rq_cnt = pv_mlx5_pow2(RTE_MAX(cap->max_recv_wr, 1u));
+	rq_stride = pv_mlx5_pow2(cap->max_recv_sge * sizeof(struct mlx5_wqe_data_seg));
+	cap->max_send_wr = sq_cnt / max_bb;
+	cap->max_recv_wr = rq_cnt;
+	cap->max_recv_sge = rq_stride / sizeof(struct mlx5_wqe_data_seg);
+
+	ret = ENOMEM;
+	qp = rte_zmalloc("pv_mlx5_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	mqp = rte_zmalloc("pv_mlx5_mdl_qp", sizeof(*mqp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL || mqp == NULL)
+		goto err;
+	mqp->sq_buf = rte_zmalloc("pv_mlx5_sq", sq_cnt * MLX5_SEND_WQE_BB, 4096);
+	mqp->rq_buf = rte_zmalloc("pv_mlx5_rq", rq_cnt * rq_stride, 4096);
+	mqp->dbrec = rte_zmalloc("pv_mlx5_qp_dbrec", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
+	mqp->uar = rte_zmalloc("pv_mlx5_uar", PV_MLX5_MDL_UAR_SIZE, 4096);
+	if (mqp->sq_buf == NULL || mqp->rq_buf == NULL || mqp->dbrec == NULL || mqp->uar == NULL)
+		goto err;
+	slot = mdl_slot_take(mdl_qp_used, PV_MLX5_MDL_MAX_QP);
+	if (slot < 0) {
+		MLX5_LOG(ERR, "model: all %d QPs in use", PV_MLX5_MDL_MAX_QP);
+		goto err;
+	}
+	mqp->qpn = PV_MLX5_MDL_QPN_BASE + slot;
+	mqp->dev = ctx->mdl;
+	mqp->pdn = pv_mlx5_pd(ibpd)->pdn;
+	mqp->state = PV_QPS_RESET;
+	mqp->sq_cnt = sq_cnt;
+	mqp->rq_cnt = rq_cnt;
+	mqp->rq_stride = rq_stride;
+	mqp->scq = pv_mlx5_cq(attr->send_cq)->mdl;
+	mqp->rcq = pv_mlx5_cq(attr->recv_cq)->mdl;
+	mqp->rnr_retry = 7;
+	mqp->retry_cnt = 7;
+
+	memset(&dv, 0, sizeof(dv));
+	dv.dbrec = (pv_be32 *)(uintptr_t)mqp->dbrec;
+	dv.sq.buf = mqp->sq_buf;
+	dv.sq.wqe_cnt = sq_cnt;
+	dv.sq.stride = MLX5_SEND_WQE_BB;
+	dv.rq.buf = mqp->rq_buf;
+	dv.rq.wqe_cnt = rq_cnt;
+	dv.rq.stride = rq_stride;
+	dv.bf.reg = mqp->uar + PV_MLX5_MDL_BF_OFFSET;
+	dv.bf.size = PV_MLX5_MDL_BF_SIZE;
+	dv.sqn = mqp->qpn;
+	dv.rqn = mqp->qpn;
+	ret = -pv_mlx5_qp_dp_init(qp, &dv, mqp->qpn, attr);
+	if (ret != 0)
+		goto err;
+	qp->ctx = ctx;
+	qp->mdl = mqp;
+	qp->scq = pv_mlx5_cq(attr->send_cq);
+	qp->rcq = pv_mlx5_cq(attr->recv_cq);
+	qp->ibqp.context = ibpd->context;
+	qp->ibqp.pd = ibpd;
+	qp->ibqp.send_cq = attr->send_cq;
+	qp->ibqp.recv_cq = attr->recv_cq;
+	qp->ibqp.qp_type = attr->qp_type;
+	qp->ibqp.state = PV_QPS_RESET;
+	ret = -pv_mlx5_qpt_insert(ctx, qp);
+	if (ret != 0) {
+		pv_mlx5_qp_dp_fini(qp);
+		goto err;
+	}
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.qps[slot] = mqp;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	MLX5_LOG(DEBUG, "model: qp 0x%x: %u wqebbs, %u rq wqes of %u bytes", mqp->qpn, sq_cnt,
+		 rq_cnt, rq_stride);
+	return &qp->ibqp;
+err:
+	if (slot >= 0)
+		mdl_qp_used[slot] = 0;
+	mdl_qp_free(mqp);
+	rte_free(qp);
+	errno = ret;
+	return NULL;
+}
+
+static int
+mdl_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	struct pv_mlx5_mdl_qp *mqp = qp->mdl;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	if ((attr_mask & PV_QP_STATE) && attr->qp_state == PV_QPS_RESET) {
+		pv_mlx5_qp_dp_reset(qp);
+		pv_mlx5_mdl_qp_reset(mqp);
+	}
+	if (attr_mask & PV_QP_ACCESS_FLAGS)
+		mqp->access = attr->qp_access_flags;
+	if (attr_mask & PV_QP_DEST_QPN)
+		mqp->dest_qpn = attr->dest_qp_num;
+	if (attr_mask & PV_QP_RNR_RETRY)
+		mqp->rnr_retry = attr->rnr_retry;
+	if (attr_mask & PV_QP_RETRY_CNT)
+		mqp->retry_cnt = attr->retry_cnt;
+	if (attr_mask & PV_QP_STATE) {
+		mqp->state = attr->qp_state;
+		ibqp->state = attr->qp_state;
+	}
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return 0;
+}
+
+static int
+mdl_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_unused,
+	     struct pv_qp_init_attr *init_attr)
+{
+	struct pv_mlx5_mdl_qp *mqp = pv_mlx5_qp(ibqp)->mdl;
+
+	memset(attr, 0, sizeof(*attr));
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	attr->qp_state = mqp->state;
+	attr->cur_qp_state = mqp->state;
+	attr->dest_qp_num = mqp->dest_qpn;
+	attr->qp_access_flags = mqp->access;
+	attr->rnr_retry = mqp->rnr_retry;
+	attr->retry_cnt = mqp->retry_cnt;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	attr->path_mtu = PV_MTU_4096;
+	attr->port_num = 1;
+	attr->cap = ibqp->cap;
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->cap = ibqp->cap;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_all = ibqp->sq_sig_all;
+	return 0;
+}
+
+static int
+mdl_qp_destroy(struct pv_qp *ibqp)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	struct pv_mlx5_mdl_qp *mqp = qp->mdl;
+	uint32_t slot = mqp->qpn - PV_MLX5_MDL_QPN_BASE;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.qps[slot] = NULL;
+	mdl_qp_used[slot] = 0;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	pv_mlx5_qpt_remove(qp->ctx, qp->qpn);
+	if (qp->scq->last_qp == qp)
+		qp->scq->last_qp = NULL;
+	if (qp->rcq->last_qp == qp)
+		qp->rcq->last_qp = NULL;
+	pv_mlx5_qp_dp_fini(qp);
+	mdl_qp_free(mqp);
+	rte_free(qp);
+	return 0;
+}
+
+static int
+mdl_progress(struct pv_context *ibctx __rte_unused)
+{
+	/* with no lcore of its own, the device runs when its user progresses */
+	if (mdl_lcore_run < 0)
+		return pv_mlx5_model_step();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Test and bench hooks                                                 */
+/* ------------------------------------------------------------------ */
+
+int
+pv_mlx5_model_is(struct pv_context *ibctx)
+{
+	return ibctx != NULL && ibctx->device != NULL &&
+	       ibctx->device->driver == &pv_driver_mlx5_model;
+}
+
+int
+pv_mlx5_model_qp_stats_get(struct pv_qp *ibqp, struct pv_mlx5_mdl_qp_stats *st)
+{
+	struct pv_mlx5_mdl_qp *mqp;
+
+	if (ibqp == NULL || !pv_mlx5_model_is(ibqp->context))
+		return -EINVAL;
+	mqp = pv_mlx5_qp(ibqp)->mdl;
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	*st = mqp->st;
+	st->sq_hw_ci = mqp->sq_hw_ci;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return 0;
+}
+
+int
+pv_mlx5_model_qp_inject(struct pv_qp *ibqp, uint8_t syndrome)
+{
+	if (ibqp == NULL || !pv_mlx5_model_is(ibqp->context))
+		return -EINVAL;
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_qp(ibqp)->mdl->inject_syndrome = syndrome;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return 0;
+}
+
+const struct pv_driver_ops pv_mlx5_model_ops = {
+	.probe = mdl_probe,
+	.remove = mdl_remove,
+	.open_device = mdl_open,
+	.close_device = mdl_close,
+	.query_device = mdl_query_device,
+	.query_port = mdl_query_port,
+	.query_gid = mdl_query_gid,
+	.query_pkey = mdl_query_pkey,
+	.alloc_pd = mdl_pd_alloc,
+	.dealloc_pd = mdl_pd_dealloc,
+	.reg_mr = mdl_mr_reg,
+	.dereg_mr = mdl_mr_dereg,
+	.create_cq = mdl_cq_create,
+	.destroy_cq = mdl_cq_destroy,
+	.create_qp = mdl_qp_create,
+	.modify_qp = mdl_qp_modify,
+	.query_qp = mdl_qp_query,
+	.destroy_qp = mdl_qp_destroy,
+	.progress = mdl_progress,
+	/* SRQ, AH, resize_cq, multicast: EOPNOTSUPP stubs from lib/verbs */
+};
+
+PV_DRIVER_REGISTER(mlx5_model, pv_mlx5_model_ops);

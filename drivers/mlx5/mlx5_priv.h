@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * mlx5 driver private declarations: objects, logging, and the interface
+ * between the data path (mlx5_qp.c, mlx5_cq.c), which only reads and writes
+ * queue buffers and doorbells, and the two control paths that produce those
+ * queues: rdma-core (mlx5_ctrl.c, real ConnectX) and the device model
+ * (mlx5_model.c). Both hand the data path a struct mlx5dv_qp / mlx5dv_cq,
+ * the structures mlx5dv_init_obj() fills.
+ */
+
+#ifndef PV_DRIVERS_MLX5_MLX5_PRIV_H
+#define PV_DRIVERS_MLX5_MLX5_PRIV_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "pv_verbs_driver.h"
+
+extern int pv_mlx5_logtype;
+#define RTE_LOGTYPE_PV_MLX5 pv_mlx5_logtype
+#define MLX5_LOG(lvl, fmt, ...) \
+	RTE_LOG(lvl, PV_MLX5, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+#define MLX5_DP_LOG(lvl, fmt, ...) \
+	RTE_LOG_DP(lvl, PV_MLX5, fmt "\n", ##__VA_ARGS__)
+
+/* Hardware layouts the data path relies on (infiniband/mlx5dv.h). */
+static_assert(sizeof(struct mlx5_wqe_ctrl_seg) == 16, "ctrl seg");
+static_assert(sizeof(struct mlx5_wqe_raddr_seg) == 16, "raddr seg");
+static_assert(sizeof(struct mlx5_wqe_data_seg) == 16, "data seg");
+static_assert(sizeof(struct mlx5_wqe_atomic_seg) == 16, "atomic seg");
+static_assert(sizeof(struct mlx5_wqe_inl_data_seg) == 4, "inline seg");
+static_assert(sizeof(struct mlx5_cqe64) == 64, "cqe64");
+static_assert(sizeof(struct mlx5_err_cqe) == 64, "err cqe");
+
+/* Doorbell record words of a CQ (PRM: set_ci, arm). */
+#define PV_MLX5_CQ_SET_CI	0
+#define PV_MLX5_CQ_ARM_DB	1
+/* Largest WQE the data path builds: DS is 6 bits, in 16-byte units. */
+#define PV_MLX5_MAX_WQE_DS	63
+#define PV_MLX5_MAX_WQE_BB	16
+/* CQ arm command sequence number: 2 bits at bit 28 of the arm doorbell. */
+#define PV_MLX5_CQ_ARM_SN_MASK	3
+
+/** Which control path produced a context's queues. */
+enum pv_mlx5_dev_kind {
+	PV_MLX5_DEV_HW,		/**< rdma-core on a ConnectX */
+	PV_MLX5_DEV_MODEL,	/**< the software device model */
+};
+
+struct pv_mlx5_qp;
+struct pv_mlx5_mdl_dev;
+struct pv_mlx5_mdl_qp;
+struct pv_mlx5_mdl_cq;
+
+/* QPN -> QP for the CQ poller: two levels of 4096 entries (24-bit QPNs). */
+#define PV_MLX5_QPT_SHIFT	12
+#define PV_MLX5_QPT_SIZE	(1u << PV_MLX5_QPT_SHIFT)
+
+/** An open mlx5 device (hardware or model). */
+struct pv_mlx5_context {
+	struct pv_context ibctx;		/**< public part, first */
+	enum pv_mlx5_dev_kind kind;
+	struct ibv_context *ibv;		/**< HW: rdma-core context */
+	struct pv_mlx5_mdl_dev *mdl;		/**< model: the device */
+	struct pv_device_attr attr;		/**< cached at open */
+	uint32_t cqe_size;			/**< CQE bytes the data path expects */
+	struct pv_mlx5_qp **qpt[PV_MLX5_QPT_SIZE];
+};
+
+struct pv_mlx5_pd {
+	struct pv_pd ibpd;
+	struct ibv_pd *ibv;			/**< HW */
+	uint32_t pdn;				/**< model */
+};
+
+struct pv_mlx5_mr {
+	struct pv_mr ibmr;
+	struct ibv_mr *ibv;			/**< HW */
+	uint32_t mdl_index;			/**< model key table slot */
+};
+
+/** Data-path view of a CQ: what mlx5dv_init_obj() reports, pre-digested. */
+struct pv_mlx5_cq {
+	struct pv_cq ibcq;			/**< public part, first */
+	/* hot: poll_cq */
+	uint8_t *buf;				/**< 64-byte part of CQE 0 */
+	uint32_t ci;				/**< consumer index, free running */
+	uint32_t cqe_cnt;			/**< entries, power of two */
+	uint32_t cqe_shift;			/**< log2 of the CQE stride */
+	uint32_t log_cnt;			/**< log2 of cqe_cnt */
+	volatile pv_be32 *dbrec;		/**< [0] set_ci, [1] arm */
+	struct pv_mlx5_qp *last_qp;		/**< QP of the previous CQE */
+	struct pv_mlx5_context *ctx;
+	/* cold */
+	uint8_t *cq_uar;			/**< UAR page: CQ doorbell at 0x20 */
+	uint32_t cqn;
+	uint32_t arm_sn;			/**< bumped per delivered event */
+	struct ibv_cq *ibv;			/**< HW */
+	struct pv_mlx5_mdl_cq *mdl;		/**< model */
+};
+
+/** Per-WQEBB send bookkeeping, indexed by the WQE's first WQEBB. */
+struct pv_mlx5_sq_info {
+	uint64_t wr_id;
+	uint16_t next_pi;			/**< producer index after this WQE */
+	uint8_t wc_opcode;			/**< enum pv_wc_opcode */
+	uint8_t rsvd;
+	uint32_t rsvd2;
+};
+
+/** Data-path view of an RC QP. */
+struct pv_mlx5_qp {
+	struct pv_qp ibqp;			/**< public part, first */
+	/* hot: post_send */
+	uint8_t *sq_buf;			/**< WQEBB 0 */
+	uint32_t sq_pi;				/**< next WQEBB, free running */
+	uint32_t sq_ci;				/**< first WQEBB not completed */
+	uint32_t sq_mask;			/**< sq_cnt - 1 */
+	uint32_t sq_room;			/**< sq_cnt - max_wqe_bb */
+	uint32_t sq_nowrap_idx;			/**< last index a max-size WQE fits */
+	pv_be32 qpn_be;				/**< htobe32(qpn << 8), ORed with ds */
+	uint32_t max_inline;
+	uint32_t max_send_sge;
+	struct pv_mlx5_sq_info *sq_info;
+	volatile pv_be32 *sq_dbrec;
+	uint8_t *bf_reg;			/**< BlueFlame register base */
+	uint32_t bf_off;			/**< half to write next: 0 or bf_size */
+	uint32_t bf_size;			/**< bytes per half; 0: doorbell only */
+	uint8_t fm_ce_se[8];			/**< send_flags & 7 -> ctrl byte */
+	/* receive queue */
+	uint8_t *rq_buf;
+	uint32_t rq_head;			/**< next RQ WQE to post */
+	uint32_t rq_tail;			/**< next RQ WQE to complete */
+	uint32_t rq_mask;
+	uint32_t rq_stride_shift;
+	uint32_t rq_slots;			/**< data segments per RQ WQE */
+	uint32_t max_recv_sge;
+	uint64_t *rq_wrid;
+	volatile pv_be32 *rq_dbrec;
+	/* cold */
+	uint32_t qpn;
+	uint32_t sq_cnt;			/**< WQEBBs */
+	uint32_t rq_cnt;			/**< RQ WQEs */
+	uint32_t max_wqe_bb;
+	uint8_t *scratch;			/**< a WQE that wraps is built here */
+	struct pv_mlx5_cq *scq;
+	struct pv_mlx5_cq *rcq;
+	struct pv_mlx5_context *ctx;
+	struct ibv_qp *ibv;			/**< HW */
+	struct pv_mlx5_mdl_qp *mdl;		/**< model */
+};
+
+static inline struct pv_mlx5_context *
+pv_mlx5_ctx(struct pv_context *ctx)
+{
+	return container_of(ctx, struct pv_mlx5_context, ibctx);
+}
+
+static inline struct pv_mlx5_pd *
+pv_mlx5_pd(struct pv_pd *pd)
+{
+	return container_of(pd, struct pv_mlx5_pd, ibpd);
+}
+
+static inline struct pv_mlx5_mr *
+pv_mlx5_mr(struct pv_mr *mr)
+{
+	return container_of(mr, struct pv_mlx5_mr, ibmr);
+}
+
+static inline struct pv_mlx5_cq *
+pv_mlx5_cq(struct pv_cq *cq)
+{
+	return container_of(cq, struct pv_mlx5_cq, ibcq);
+}
+
+static inline struct pv_mlx5_qp *
+pv_mlx5_qp(struct pv_qp *qp)
+{
+	return container_of(qp, struct pv_mlx5_qp, ibqp);
+}
+
+/* ---- mlx5_qp.c: send/receive data path ---- */
+
+/** WQE bytes a QP with @p cap needs at most (ctrl + raddr + payload). */
+uint32_t pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap);
+
+/**
+ * Take over the queues of a created QP: buffers, counts, strides, doorbell
+ * record and BlueFlame register from @p dv; choose the data-path entry
+ * points. @return 0 or -errno (-EINVAL bad geometry, -ENOMEM).
+ */
+int pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn,
+		       const struct pv_qp_init_attr *attr);
+/** Free what pv_mlx5_qp_dp_init() allocated. */
+void pv_mlx5_qp_dp_fini(struct pv_mlx5_qp *qp);
+/** Forget every posted WQE (transition to RESET). */
+void pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp);
+
+/* ---- mlx5_cq.c: completion data path ---- */
+
+int pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv);
+/** Map the CQE syndrome of an error CQE to a work completion status. */
+enum pv_wc_status pv_mlx5_syndrome_to_status(uint8_t syndrome);
+/** Advance the arm sequence number after an event was delivered. */
+void pv_mlx5_cq_event_ack(struct pv_mlx5_cq *cq);
+
+/* ---- mlx5_dev.c: shared control-path helpers ---- */
+
+int pv_mlx5_qpt_insert(struct pv_mlx5_context *ctx, struct pv_mlx5_qp *qp);
+void pv_mlx5_qpt_remove(struct pv_mlx5_context *ctx, uint32_t qpn);
+struct pv_mlx5_qp *pv_mlx5_qpt_lookup(struct pv_mlx5_context *ctx, uint32_t qpn);
+void pv_mlx5_qpt_free(struct pv_mlx5_context *ctx);
+/** Smallest power of two >= @p v (v >= 1). */
+uint32_t pv_mlx5_pow2(uint32_t v);
+
+/* ---- the two control paths ---- */
+
+extern const struct pv_driver_ops pv_mlx5_model_ops;
+#ifdef PV_MLX5_HAVE_HW
+extern const struct pv_driver_ops pv_mlx5_hw_ops;
+#endif
+
+#endif /* PV_DRIVERS_MLX5_MLX5_PRIV_H */
