@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -20,97 +19,9 @@
 #include <pv_rtc.h>
 
 #include "perf.h"
+#include "pv_app_eal.h"
 
-#define PERF_MEMIF_SOCKET	"/tmp/pv-perf-%u.sock"
-#define PERF_SERVER_IP		"10.99.0.1"
-#define PERF_CLIENT_IP		"10.99.0.2"
-#define PERF_NOHUGE_MEM_MB	"1024"
-#define PERF_MIN_HUGE_KB	(512 * 1024)
 #define PERF_PORT_UP_S		10
-#define PERF_SOCKET_WAIT_S	30
-
-/* Nonzero when hugetlbfs is mounted and enough 2 MiB/1 GiB pages are free. */
-static int
-perf_hugepages_usable(void)
-{
-	unsigned long free_pages = 0, page_kb = 0;
-	char line[256];
-	int mounted = 0;
-	FILE *f;
-
-	f = fopen("/proc/mounts", "r");
-	if (f != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL)
-			if (strstr(line, " hugetlbfs ") != NULL)
-				mounted = 1;
-		fclose(f);
-	}
-	f = fopen("/proc/meminfo", "r");
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		sscanf(line, "HugePages_Free: %lu", &free_pages);
-		sscanf(line, "Hugepagesize: %lu kB", &page_kb);
-	}
-	fclose(f);
-	return mounted && free_pages * page_kb >= PERF_MIN_HUGE_KB;
-}
-
-/*
- * The built-in environment: softroce over net_memif between two pv-perf
- * processes on this machine. Server: lcore 0, memif server, 10.99.0.1;
- * client: lcore 1 (0 on a one-CPU machine), memif client, 10.99.0.2. The
- * memif socket's name carries the TCP port, so pairs on other ports do not
- * meet. Documented in doc/guides/apps/perf.rst.
- */
-static int
-perf_default_eal(const struct perf_params *p, const char *prog, char **eal, int max)
-{
-	static char lcore[8], prefix[64], vdev[160], pvdev[128], sock[64];
-	int server = p->server == NULL;
-	int n = 0;
-
-	snprintf(sock, sizeof(sock), PERF_MEMIF_SOCKET, p->tcp_port);
-	snprintf(lcore, sizeof(lcore), "%d", server || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : 1);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=pv-perf-%s-%u", server ? "s" : "c",
-		 p->tcp_port);
-	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
-		 server ? "server" : "client", sock);
-	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=%s",
-		 server ? PERF_SERVER_IP : PERF_CLIENT_IP);
-	eal[n++] = (char *)prog;
-	eal[n++] = "-l";
-	eal[n++] = lcore;
-	eal[n++] = prefix;
-	if (perf_hugepages_usable()) {
-		eal[n++] = "--huge-unlink";
-	} else {
-		eal[n++] = "--no-huge";
-		eal[n++] = "-m";
-		eal[n++] = PERF_NOHUGE_MEM_MB;
-	}
-	eal[n++] = vdev;
-	eal[n++] = pvdev;
-	eal[n] = NULL;
-	if (n >= max)
-		abort();
-	printf("pv-perf: built-in EAL args:");
-	for (int i = 1; i < n; i++)
-		printf(" %s", eal[i]);
-	printf("\n");
-	fflush(stdout);
-	/* the memif client needs the server's socket at probe time */
-	if (!server) {
-		struct stat st;
-		int i;
-
-		for (i = 0; i < PERF_SOCKET_WAIT_S * 10 && stat(sock, &st) != 0; i++)
-			usleep(100000);
-	} else {
-		unlink(sock);	/* stale from a killed run */
-	}
-	return n;
-}
 
 /* Links come up asynchronously (memif's handshake): wait for ACTIVE. */
 static int
@@ -193,7 +104,7 @@ int
 main(int argc, char **argv)
 {
 	struct perf_run r;
-	char *eal[24];
+	char *eal[PV_APP_EAL_MAX_ARGS + 1];
 	char **app;
 	int ret, napp, neal;
 
@@ -208,7 +119,7 @@ main(int argc, char **argv)
 		/* no EAL arguments: parse ours first to pick the role */
 		if (perf_params_parse(&r.p, argc - 1, argv + 1) < 0)
 			return 1;
-		neal = perf_default_eal(&r.p, argv[0], eal, 24);
+		neal = pv_app_eal_default("perf", r.p.server == NULL, r.p.tcp_port, argv[0], eal);
 		ret = pv_init(neal, eal);
 		if (ret < 0) {
 			fprintf(stderr, "pv-perf: pv_init: %s\n", strerror(-ret));
@@ -226,7 +137,7 @@ main(int argc, char **argv)
 		napp = argc - ret;
 		/* tolerate both rte_eal_init() conventions: "--" or argv[0] left in front */
 		while (napp > 0 && !perf_is_test(app[0]) &&
-		       (strcmp(app[0], "--") == 0 || app[0] == argv[0])) {
+		       (strcmp(app[0], "--") == 0 || strcmp(app[0], argv[0]) == 0)) {
 			app++;
 			napp--;
 		}

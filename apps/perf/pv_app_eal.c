@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/* Built-in EAL arguments of pv-perf and pv-pingpong: see pv_app_eal.h. */
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "pv_app_eal.h"
+
+#define PV_APP_NOHUGE_MEM_MB	"1024"
+#define PV_APP_MIN_HUGE_KB	(512 * 1024)
+#define PV_APP_SOCKET_WAIT_S	30
+
+/* Nonzero when hugetlbfs is mounted and enough huge pages are free. */
+static int
+pv_app_hugepages_usable(void)
+{
+	unsigned long free_pages = 0, page_kb = 0;
+	char line[256];
+	int mounted = 0;
+	FILE *f;
+
+	f = fopen("/proc/mounts", "r");
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strstr(line, " hugetlbfs ") != NULL)
+				mounted = 1;
+		fclose(f);
+	}
+	f = fopen("/proc/meminfo", "r");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "HugePages_Free: %lu", &free_pages);
+		sscanf(line, "Hugepagesize: %lu kB", &page_kb);
+	}
+	fclose(f);
+	return mounted && free_pages * page_kb >= PV_APP_MIN_HUGE_KB;
+}
+
+int
+pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *prog,
+		   char **eal)
+{
+	static char lcore[8], prefix[64], vdev[192], pvdev[128], sock[96];
+	struct stat st;
+	int i, n = 0;
+
+	snprintf(sock, sizeof(sock), "/tmp/pv-%s-%u.sock", app, tcp_port);
+	snprintf(lcore, sizeof(lcore), "%d", server || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : 1);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=pv-%s-%s-%u", app, server ? "s" : "c",
+		 tcp_port);
+	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
+		 server ? "server" : "client", sock);
+	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=%s",
+		 server ? PV_APP_SERVER_IP : PV_APP_CLIENT_IP);
+	eal[n++] = (char *)prog;
+	eal[n++] = "-l";
+	eal[n++] = lcore;
+	eal[n++] = prefix;
+	if (pv_app_hugepages_usable()) {
+		eal[n++] = "--huge-unlink";
+	} else {
+		eal[n++] = "--no-huge";
+		eal[n++] = "-m";
+		eal[n++] = PV_APP_NOHUGE_MEM_MB;
+	}
+	eal[n++] = vdev;
+	eal[n++] = pvdev;
+	eal[n] = NULL;
+	printf("pv-%s: built-in EAL args:", app);
+	for (i = 1; i < n; i++)
+		printf(" %s", eal[i]);
+	printf("\n");
+	fflush(stdout);
+	if (server) {
+		unlink(sock);	/* stale from a killed run */
+	} else {
+		/* the memif client needs the server's socket when it is probed */
+		for (i = 0; i < PV_APP_SOCKET_WAIT_S * 10 && stat(sock, &st) != 0; i++)
+			usleep(100000);
+	}
+	return n;
+}

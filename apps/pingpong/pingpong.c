@@ -1,0 +1,876 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * pv-pingpong: rdma-core's ibv_rc_pingpong on the pollverbs API. Same
+ * options, same TCP exchange (one "LID:QPN:PSN:GID" message each way, then
+ * "done" from the client), same message sequence and output lines, so
+ * either side can be the real ibv_rc_pingpong.
+ *
+ * Differences forced by a poll-mode driver (doc/guides/apps/pingpong.rst):
+ * -e makes the channel's fd non-blocking and calls pv_progress() while
+ * pv_get_cq_event() has nothing; after the last completion the process
+ * keeps making progress for PP_LINGER_MS so that the peer's last send is
+ * acknowledged before the QP goes away.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include <pv_cm.h>
+#include <pv_rtc.h>
+#include <pv_verbs.h>
+
+#include "../perf/pv_app_eal.h"
+
+enum {
+	PP_RECV_WRID = 1,
+	PP_SEND_WRID = 2,
+};
+
+#define PP_LINGER_MS	100
+#define PP_PORT_UP_S	10
+
+struct pp_ctx {
+	struct pv_context *context;
+	struct pv_comp_channel *channel;
+	struct pv_pd *pd;
+	struct pv_mr *mr;
+	struct pv_cq *cq;
+	struct pv_qp *qp;
+	char *buf;
+	int buf_from_rte;
+	int size;
+	int send_flags;
+	int rx_depth;
+	int pending;
+	struct pv_port_attr portinfo;
+};
+
+static int pp_page_size;
+static int pp_validate_buf;
+
+static enum pv_mtu
+pp_mtu_to_enum(int mtu)
+{
+	switch (mtu) {
+	case 256:
+		return PV_MTU_256;
+	case 512:
+		return PV_MTU_512;
+	case 1024:
+		return PV_MTU_1024;
+	case 2048:
+		return PV_MTU_2048;
+	case 4096:
+		return PV_MTU_4096;
+	default:
+		return 0;
+	}
+}
+
+static int
+pp_connect_ctx(struct pp_ctx *ctx, int port, int my_psn, enum pv_mtu mtu, int sl,
+	       const struct pv_cm_pp_dest *dest, int sgid_idx)
+{
+	struct pv_qp_attr attr;
+	uint64_t iid;
+	int ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = PV_QPS_RTR;
+	attr.path_mtu = mtu;
+	attr.dest_qp_num = dest->qpn;
+	attr.rq_psn = dest->psn;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr.dlid = dest->lid;
+	attr.ah_attr.sl = sl;
+	attr.ah_attr.port_num = port;
+	/* as rc_pingpong: a GRH when the peer sent a GID (interface id set) */
+	memcpy(&iid, dest->gid + 8, sizeof(iid));
+	if (iid != 0) {
+		attr.ah_attr.is_global = 1;
+		attr.ah_attr.grh.hop_limit = 1;
+		memcpy(attr.ah_attr.grh.dgid.raw, dest->gid, 16);
+		attr.ah_attr.grh.sgid_index = sgid_idx;
+	}
+	ret = pv_modify_qp(ctx->qp, &attr, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU |
+			   PV_QP_DEST_QPN | PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC |
+			   PV_QP_MIN_RNR_TIMER);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTR\n");
+		if (!attr.ah_attr.is_global)
+			fprintf(stderr, "(RoCE needs a GID on both sides: give -g <gid index>)\n");
+		return 1;
+	}
+	attr.qp_state = PV_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = my_psn;
+	attr.max_rd_atomic = 1;
+	ret = pv_modify_qp(ctx->qp, &attr, PV_QP_STATE | PV_QP_TIMEOUT | PV_QP_RETRY_CNT |
+			   PV_QP_RNR_RETRY | PV_QP_SQ_PSN | PV_QP_MAX_QP_RD_ATOMIC);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTS\n");
+		return 1;
+	}
+	return 0;
+}
+
+static int
+pp_client_exch_dest(const char *servername, int port, const struct pv_cm_pp_dest *my_dest,
+		    struct pv_cm_pp_dest *rem_dest)
+{
+	char msg[PV_CM_PP_MSG_LEN];
+	int fd, ret;
+
+	fd = pv_cm_oob_connect(servername, port, 0);
+	if (fd < 0) {
+		fprintf(stderr, "Couldn't connect to %s:%d\n", servername, port);
+		return 1;
+	}
+	ret = pv_cm_pp_encode(my_dest, msg);
+	if (ret == 0)
+		ret = pv_cm_oob_send(fd, msg, sizeof(msg));
+	if (ret < 0) {
+		fprintf(stderr, "Couldn't send local address\n");
+		close(fd);
+		return 1;
+	}
+	ret = pv_cm_oob_recv(fd, msg, sizeof(msg));
+	if (ret == 0)
+		ret = pv_cm_oob_send(fd, "done", PV_CM_PP_DONE_LEN);
+	if (ret < 0) {
+		fprintf(stderr, "client read/write: %s\n", strerror(-ret));
+		fprintf(stderr, "Couldn't read/write remote address\n");
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	if (pv_cm_pp_decode(msg, sizeof(msg), rem_dest) < 0) {
+		fprintf(stderr, "Couldn't parse remote address '%.*s'\n", (int)sizeof(msg), msg);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+pp_server_exch_dest(struct pp_ctx *ctx, int ib_port, enum pv_mtu mtu, int port, int sl,
+		    const struct pv_cm_pp_dest *my_dest, int sgid_idx,
+		    struct pv_cm_pp_dest *rem_dest)
+{
+	char msg[PV_CM_PP_MSG_LEN];
+	int fd, ret;
+
+	fd = pv_cm_oob_accept(port, -1);
+	if (fd < 0) {
+		fprintf(stderr, "Couldn't listen to port %d\n", port);
+		return 1;
+	}
+	ret = pv_cm_oob_recv(fd, msg, sizeof(msg));
+	if (ret < 0) {
+		fprintf(stderr, "server read: %s\n", strerror(-ret));
+		fprintf(stderr, "Couldn't read remote address\n");
+		goto err;
+	}
+	if (pv_cm_pp_decode(msg, sizeof(msg), rem_dest) < 0) {
+		fprintf(stderr, "Couldn't parse remote address '%.*s'\n", (int)sizeof(msg), msg);
+		goto err;
+	}
+	/* as rc_pingpong: the server's QP is ready before the client learns of it */
+	if (pp_connect_ctx(ctx, ib_port, my_dest->psn, mtu, sl, rem_dest, sgid_idx)) {
+		fprintf(stderr, "Couldn't connect to remote QP\n");
+		goto err;
+	}
+	ret = pv_cm_pp_encode(my_dest, msg);
+	if (ret == 0)
+		ret = pv_cm_oob_send(fd, msg, sizeof(msg));
+	if (ret == 0)
+		ret = pv_cm_oob_recv(fd, msg, PV_CM_PP_DONE_LEN);
+	if (ret < 0) {
+		fprintf(stderr, "Couldn't send/recv local address\n");
+		goto err;
+	}
+	close(fd);
+	return 0;
+err:
+	close(fd);
+	return 1;
+}
+
+static struct pp_ctx *
+pp_init_ctx(struct pv_device *ib_dev, int size, int rx_depth, int port, int use_event)
+{
+	struct pv_qp_init_attr init_attr;
+	struct pv_qp_attr attr;
+	struct pp_ctx *ctx;
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return NULL;
+	ctx->size = size;
+	ctx->send_flags = PV_SEND_SIGNALED;
+	ctx->rx_depth = rx_depth;
+
+	ctx->context = pv_open_device(ib_dev);
+	if (ctx->context == NULL) {
+		fprintf(stderr, "Couldn't get context for %s\n", pv_get_device_name(ib_dev));
+		goto clean_ctx;
+	}
+	if (use_event) {
+		ctx->channel = pv_create_comp_channel(ctx->context);
+		if (ctx->channel == NULL) {
+			fprintf(stderr, "Couldn't create completion channel\n");
+			goto clean_device;
+		}
+		/* poll mode: nothing completes while we sleep in read(), so the
+		 * wait loop polls the fd and calls pv_progress() in between */
+		if (fcntl(ctx->channel->fd, F_SETFL,
+			  fcntl(ctx->channel->fd, F_GETFL) | O_NONBLOCK) < 0) {
+			fprintf(stderr, "Couldn't make the completion channel non-blocking\n");
+			goto clean_comp_channel;
+		}
+	}
+	ctx->pd = pv_alloc_pd(ctx->context);
+	if (ctx->pd == NULL) {
+		fprintf(stderr, "Couldn't allocate PD\n");
+		goto clean_comp_channel;
+	}
+	ctx->buf = rte_malloc("pv-pingpong", size, pp_page_size);
+	ctx->buf_from_rte = ctx->buf != NULL;
+	if (ctx->buf == NULL)
+		ctx->buf = aligned_alloc(pp_page_size,
+					 (size + pp_page_size - 1) / pp_page_size * pp_page_size);
+	if (ctx->buf == NULL) {
+		fprintf(stderr, "Couldn't allocate work buf.\n");
+		goto clean_pd;
+	}
+	memset(ctx->buf, 0x7b, size);
+	ctx->mr = pv_reg_mr(ctx->pd, ctx->buf, size, PV_ACCESS_LOCAL_WRITE);
+	if (ctx->mr == NULL) {
+		fprintf(stderr, "Couldn't register MR\n");
+		goto clean_buffer;
+	}
+	ctx->cq = pv_create_cq(ctx->context, rx_depth + 1, NULL, ctx->channel, 0);
+	if (ctx->cq == NULL) {
+		fprintf(stderr, "Couldn't create CQ\n");
+		goto clean_mr;
+	}
+	memset(&init_attr, 0, sizeof(init_attr));
+	init_attr.send_cq = ctx->cq;
+	init_attr.recv_cq = ctx->cq;
+	init_attr.cap.max_send_wr = 1;
+	init_attr.cap.max_recv_wr = rx_depth;
+	init_attr.cap.max_send_sge = 1;
+	init_attr.cap.max_recv_sge = 1;
+	init_attr.qp_type = PV_QPT_RC;
+	ctx->qp = pv_create_qp(ctx->pd, &init_attr);
+	if (ctx->qp == NULL) {
+		fprintf(stderr, "Couldn't create QP\n");
+		goto clean_cq;
+	}
+	pv_query_qp(ctx->qp, &attr, PV_QP_CAP, &init_attr);
+	if (init_attr.cap.max_inline_data >= (uint32_t)size)
+		ctx->send_flags |= PV_SEND_INLINE;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = PV_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = port;
+	attr.qp_access_flags = 0;
+	if (pv_modify_qp(ctx->qp, &attr, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
+			 PV_QP_ACCESS_FLAGS)) {
+		fprintf(stderr, "Failed to modify QP to INIT\n");
+		goto clean_qp;
+	}
+	return ctx;
+
+clean_qp:
+	pv_destroy_qp(ctx->qp);
+clean_cq:
+	pv_destroy_cq(ctx->cq);
+clean_mr:
+	pv_dereg_mr(ctx->mr);
+clean_buffer:
+	if (ctx->buf_from_rte)
+		rte_free(ctx->buf);
+	else
+		free(ctx->buf);
+clean_pd:
+	pv_dealloc_pd(ctx->pd);
+clean_comp_channel:
+	if (ctx->channel != NULL)
+		pv_destroy_comp_channel(ctx->channel);
+clean_device:
+	pv_close_device(ctx->context);
+clean_ctx:
+	free(ctx);
+	return NULL;
+}
+
+static int
+pp_close_ctx(struct pp_ctx *ctx)
+{
+	if (pv_destroy_qp(ctx->qp)) {
+		fprintf(stderr, "Couldn't destroy QP\n");
+		return 1;
+	}
+	if (pv_destroy_cq(ctx->cq)) {
+		fprintf(stderr, "Couldn't destroy CQ\n");
+		return 1;
+	}
+	if (pv_dereg_mr(ctx->mr)) {
+		fprintf(stderr, "Couldn't deregister MR\n");
+		return 1;
+	}
+	if (ctx->buf_from_rte)
+		rte_free(ctx->buf);
+	else
+		free(ctx->buf);
+	if (pv_dealloc_pd(ctx->pd)) {
+		fprintf(stderr, "Couldn't deallocate PD\n");
+		return 1;
+	}
+	if (ctx->channel != NULL && pv_destroy_comp_channel(ctx->channel)) {
+		fprintf(stderr, "Couldn't destroy completion channel\n");
+		return 1;
+	}
+	if (pv_close_device(ctx->context)) {
+		fprintf(stderr, "Couldn't release context\n");
+		return 1;
+	}
+	free(ctx);
+	return 0;
+}
+
+static int
+pp_post_recv(struct pp_ctx *ctx, int n)
+{
+	struct pv_sge list = {
+		.addr = (uintptr_t)ctx->buf,
+		.length = ctx->size,
+		.lkey = ctx->mr->lkey,
+	};
+	struct pv_recv_wr wr = {
+		.wr_id = PP_RECV_WRID,
+		.sg_list = &list,
+		.num_sge = 1,
+	};
+	struct pv_recv_wr *bad_wr;
+	int i;
+
+	for (i = 0; i < n; ++i)
+		if (pv_post_recv(ctx->qp, &wr, &bad_wr))
+			break;
+	return i;
+}
+
+static int
+pp_post_send(struct pp_ctx *ctx)
+{
+	struct pv_sge list = {
+		.addr = (uintptr_t)ctx->buf,
+		.length = ctx->size,
+		.lkey = ctx->mr->lkey,
+	};
+	struct pv_send_wr wr = {
+		.wr_id = PP_SEND_WRID,
+		.sg_list = &list,
+		.num_sge = 1,
+		.opcode = PV_WR_SEND,
+		.send_flags = ctx->send_flags,
+	};
+	struct pv_send_wr *bad_wr;
+
+	return pv_post_send(ctx->qp, &wr, &bad_wr);
+}
+
+static int
+pp_parse_single_wc(struct pp_ctx *ctx, int *scnt, int *rcnt, int *routs, int iters,
+		   const struct pv_wc *wc)
+{
+	if (wc->status != PV_WC_SUCCESS) {
+		fprintf(stderr, "Failed status %s (%d) for wr_id %d\n",
+			pv_wc_status_str(wc->status), wc->status, (int)wc->wr_id);
+		return 1;
+	}
+	switch ((int)wc->wr_id) {
+	case PP_SEND_WRID:
+		++(*scnt);
+		break;
+	case PP_RECV_WRID:
+		if (--(*routs) <= 1) {
+			*routs += pp_post_recv(ctx, ctx->rx_depth - *routs);
+			if (*routs < ctx->rx_depth) {
+				fprintf(stderr, "Couldn't post receive (%d)\n", *routs);
+				return 1;
+			}
+		}
+		++(*rcnt);
+		break;
+	default:
+		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wc->wr_id);
+		return 1;
+	}
+	ctx->pending &= ~(int)wc->wr_id;
+	if (*scnt < iters && !ctx->pending) {
+		if (pp_post_send(ctx)) {
+			fprintf(stderr, "Couldn't post send\n");
+			return 1;
+		}
+		ctx->pending = PP_RECV_WRID | PP_SEND_WRID;
+	}
+	return 0;
+}
+
+/* pv_get_cq_event() on a non-blocking channel, making progress meanwhile. */
+static int
+pp_get_cq_event(struct pp_ctx *ctx, struct pv_cq **cq, void **cq_ctx)
+{
+	for (;;) {
+		if (pv_get_cq_event(ctx->channel, cq, cq_ctx) == 0)
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		if (pv_progress(ctx->context) < 0)
+			return -1;
+	}
+}
+
+/* Keep acknowledging the peer's packets a little before tearing down. */
+static void
+pp_linger(struct pp_ctx *ctx)
+{
+	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * PP_LINGER_MS;
+
+	while (rte_rdtsc() < end)
+		pv_progress(ctx->context);
+}
+
+static void
+usage(const char *argv0)
+{
+	printf("Usage:\n");
+	printf("  %s            start a server and wait for connection\n", argv0);
+	printf("  %s <host>     connect to server at <host>\n", argv0);
+	printf("  %s [EAL and --pv-dev args] -- [options] [<host>]\n", argv0);
+	printf("  (without \"--\", built-in EAL args: softroce over net_memif on this machine)\n");
+	printf("\n");
+	printf("Options:\n");
+	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
+	printf("  -d, --ib-dev=<dev>     use IB device <dev> (default first device found)\n");
+	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
+	printf("  -s, --size=<size>      size of message to exchange (default 4096)\n");
+	printf("  -m, --mtu=<size>       path MTU (default 1024)\n");
+	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
+	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
+	printf("  -l, --sl=<sl>          service level value\n");
+	printf("  -e, --events           sleep on CQ events (default poll)\n");
+	printf("  -g, --gid-idx=<gid index> local port gid index\n");
+	printf("  -o, --odp\t\t    use on demand paging (not supported)\n");
+	printf("  -O, --iodp\t\t    use implicit on demand paging (not supported)\n");
+	printf("  -P, --prefetch\t    prefetch an ODP MR (not supported)\n");
+	printf("  -t, --ts\t            get CQE with timestamp (not supported)\n");
+	printf("  -c, --chk\t            validate received buffer\n");
+	printf("  -j, --dm\t            use device memory (not supported)\n");
+	printf("  -N, --new_send            use new post send WR API (not supported)\n");
+}
+
+static int
+pp_port_wait(struct pp_ctx *ctx, int ib_port)
+{
+	uint64_t end = rte_rdtsc() + PP_PORT_UP_S * rte_get_tsc_hz();
+
+	for (;;) {
+		if (pv_query_port(ctx->context, ib_port, &ctx->portinfo)) {
+			fprintf(stderr, "Couldn't get port info\n");
+			return 1;
+		}
+		if (ctx->portinfo.state == PV_PORT_ACTIVE)
+			return 0;
+		if (rte_rdtsc() > end) {
+			fprintf(stderr, "Port %d is %s, not active\n", ib_port,
+				pv_port_state_str(ctx->portinfo.state));
+			return 1;
+		}
+		pv_progress(ctx->context);
+		usleep(1000);
+	}
+}
+
+static int
+pp_has_separator(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return 1;
+	return 0;
+}
+
+/* The server/client role and TCP port decide the built-in EAL args. */
+static void
+pp_peek_role(int argc, char **argv, int *server, unsigned int *port)
+{
+	int i, with_arg;
+
+	*server = 1;
+	*port = 18515;
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] != '-') {
+			*server = 0;
+			continue;
+		}
+		if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
+			*port = strtoul(argv[i + 1], NULL, 0);
+		else if (strncmp(argv[i], "--port=", 7) == 0)
+			*port = strtoul(argv[i] + 7, NULL, 0);
+		/* skip the value of options that take one */
+		with_arg = argv[i][1] != '-' && argv[i][2] == '\0' &&
+			   strchr("pdismrnlg", argv[i][1]) != NULL;
+		if (with_arg)
+			i++;
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct pv_device **dev_list;
+	struct pv_device *ib_dev;
+	struct pp_ctx *ctx;
+	struct pv_cm_pp_dest my_dest, rem_dest;
+	struct timeval start, end;
+	char *ib_devname = NULL;
+	char *servername = NULL;
+	unsigned int port = 18515;
+	int ib_port = 1;
+	unsigned int size = 4096;
+	enum pv_mtu mtu = PV_MTU_1024;
+	unsigned int rx_depth = 500;
+	unsigned int iters = 1000;
+	int use_event = 0;
+	int routs;
+	int rcnt, scnt;
+	int num_cq_events = 0;
+	int sl = 0;
+	int gidx = -1;
+	char gid[INET6_ADDRSTRLEN];
+	char *eal[PV_APP_EAL_MAX_ARGS + 1];
+	int ret, server;
+
+	srand48(getpid() * time(NULL));
+	if (pp_has_separator(argc, argv)) {
+		ret = pv_init(argc, argv);
+		if (ret < 0) {
+			fprintf(stderr, "pv_init: %s\n", strerror(-ret));
+			return 1;
+		}
+		/* argv[ret] is the program name, our options follow (pv_init()) */
+		argc -= ret;
+		argv += ret;
+		if (argc > 1 && strcmp(argv[1], "--") == 0) {
+			argv[1] = argv[0];
+			argc--;
+			argv++;
+		}
+	} else {
+		int neal;
+
+		pp_peek_role(argc, argv, &server, &port);
+		neal = pv_app_eal_default("pingpong", server, port, argv[0], eal);
+		ret = pv_init(neal, eal);
+		if (ret < 0) {
+			fprintf(stderr, "pv_init: %s\n", strerror(-ret));
+			return 1;
+		}
+	}
+
+	while (1) {
+		static const struct option long_options[] = {
+			{ .name = "port", .has_arg = 1, .val = 'p' },
+			{ .name = "ib-dev", .has_arg = 1, .val = 'd' },
+			{ .name = "ib-port", .has_arg = 1, .val = 'i' },
+			{ .name = "size", .has_arg = 1, .val = 's' },
+			{ .name = "mtu", .has_arg = 1, .val = 'm' },
+			{ .name = "rx-depth", .has_arg = 1, .val = 'r' },
+			{ .name = "iters", .has_arg = 1, .val = 'n' },
+			{ .name = "sl", .has_arg = 1, .val = 'l' },
+			{ .name = "events", .has_arg = 0, .val = 'e' },
+			{ .name = "gid-idx", .has_arg = 1, .val = 'g' },
+			{ .name = "odp", .has_arg = 0, .val = 'o' },
+			{ .name = "iodp", .has_arg = 0, .val = 'O' },
+			{ .name = "prefetch", .has_arg = 0, .val = 'P' },
+			{ .name = "ts", .has_arg = 0, .val = 't' },
+			{ .name = "chk", .has_arg = 0, .val = 'c' },
+			{ .name = "dm", .has_arg = 0, .val = 'j' },
+			{ .name = "new_send", .has_arg = 0, .val = 'N' },
+			{},
+		};
+		int c;
+
+		c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", long_options, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'p':
+			port = strtoul(optarg, NULL, 0);
+			if (port > 65535) {
+				usage(argv[0]);
+				return 1;
+			}
+			break;
+		case 'd':
+			ib_devname = optarg;
+			break;
+		case 'i':
+			ib_port = strtol(optarg, NULL, 0);
+			if (ib_port < 1) {
+				usage(argv[0]);
+				return 1;
+			}
+			break;
+		case 's':
+			size = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			mtu = pp_mtu_to_enum(strtol(optarg, NULL, 0));
+			if (mtu == 0) {
+				usage(argv[0]);
+				return 1;
+			}
+			break;
+		case 'r':
+			rx_depth = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			iters = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			sl = strtol(optarg, NULL, 0);
+			break;
+		case 'e':
+			++use_event;
+			break;
+		case 'g':
+			gidx = strtol(optarg, NULL, 0);
+			break;
+		case 'o':
+		case 'O':
+		case 'P':
+			fprintf(stderr, "On demand paging is not supported by pollverbs\n");
+			return 1;
+		case 't':
+			fprintf(stderr, "Completion timestamps are not supported by pollverbs\n");
+			return 1;
+		case 'j':
+			fprintf(stderr, "Device memory is not supported by pollverbs\n");
+			return 1;
+		case 'N':
+			fprintf(stderr, "The new post send API (ibv_wr_*) is not supported by "
+				"pollverbs\n");
+			return 1;
+		case 'c':
+			pp_validate_buf = 1;
+			break;
+		default:
+			usage(argv[0]);
+			return 1;
+		}
+	}
+	if (optind == argc - 1)
+		servername = argv[optind];
+	else if (optind < argc) {
+		usage(argv[0]);
+		return 1;
+	}
+	if (size == 0 || rx_depth == 0 || iters == 0) {
+		usage(argv[0]);
+		return 1;
+	}
+
+	pp_page_size = sysconf(_SC_PAGESIZE);
+
+	dev_list = pv_get_device_list(NULL);
+	if (dev_list == NULL) {
+		perror("Failed to get IB devices list");
+		return 1;
+	}
+	if (ib_devname == NULL) {
+		ib_dev = *dev_list;
+		if (ib_dev == NULL) {
+			fprintf(stderr, "No IB devices found\n");
+			return 1;
+		}
+	} else {
+		int i;
+
+		for (i = 0; dev_list[i] != NULL; ++i)
+			if (!strcmp(pv_get_device_name(dev_list[i]), ib_devname))
+				break;
+		ib_dev = dev_list[i];
+		if (ib_dev == NULL) {
+			fprintf(stderr, "IB device %s not found\n", ib_devname);
+			return 1;
+		}
+	}
+
+	ctx = pp_init_ctx(ib_dev, size, rx_depth, ib_port, use_event);
+	if (ctx == NULL)
+		return 1;
+
+	routs = pp_post_recv(ctx, ctx->rx_depth);
+	if (routs < ctx->rx_depth) {
+		fprintf(stderr, "Couldn't post receive (%d)\n", routs);
+		return 1;
+	}
+	if (use_event && pv_req_notify_cq(ctx->cq, 0)) {
+		fprintf(stderr, "Couldn't request CQ notification\n");
+		return 1;
+	}
+	if (pp_port_wait(ctx, ib_port))
+		return 1;
+
+	memset(&my_dest, 0, sizeof(my_dest));
+	my_dest.lid = ctx->portinfo.lid;
+	if (ctx->portinfo.link_layer != PV_LINK_LAYER_ETHERNET && !my_dest.lid) {
+		fprintf(stderr, "Couldn't get local LID\n");
+		return 1;
+	}
+	if (gidx >= 0) {
+		union pv_gid g;
+
+		if (pv_query_gid(ctx->context, ib_port, gidx, &g)) {
+			fprintf(stderr, "can't read sgid of index %d\n", gidx);
+			return 1;
+		}
+		memcpy(my_dest.gid, g.raw, 16);
+	}
+	my_dest.qpn = ctx->qp->qp_num;
+	my_dest.psn = lrand48() & 0xffffff;
+	inet_ntop(AF_INET6, my_dest.gid, gid, sizeof(gid));
+	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
+	       my_dest.lid, my_dest.qpn, my_dest.psn, gid);
+	fflush(stdout);
+
+	if (servername != NULL)
+		ret = pp_client_exch_dest(servername, port, &my_dest, &rem_dest);
+	else
+		ret = pp_server_exch_dest(ctx, ib_port, mtu, port, sl, &my_dest, gidx, &rem_dest);
+	if (ret)
+		return 1;
+
+	inet_ntop(AF_INET6, rem_dest.gid, gid, sizeof(gid));
+	printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
+	       rem_dest.lid, rem_dest.qpn, rem_dest.psn, gid);
+	fflush(stdout);
+
+	if (servername != NULL &&
+	    pp_connect_ctx(ctx, ib_port, my_dest.psn, mtu, sl, &rem_dest, gidx))
+		return 1;
+
+	ctx->pending = PP_RECV_WRID;
+	if (servername != NULL) {
+		if (pp_validate_buf) {
+			unsigned int i;
+
+			/* rc_pingpong's pattern, byte for byte (i / page % sizeof(char)) */
+			for (i = 0; i < size; i += pp_page_size)
+				ctx->buf[i] = i / pp_page_size % sizeof(char);
+		}
+		if (pp_post_send(ctx)) {
+			fprintf(stderr, "Couldn't post send\n");
+			return 1;
+		}
+		ctx->pending |= PP_SEND_WRID;
+	}
+
+	if (gettimeofday(&start, NULL)) {
+		perror("gettimeofday");
+		return 1;
+	}
+
+	rcnt = scnt = 0;
+	while (rcnt < (int)iters || scnt < (int)iters) {
+		struct pv_wc wc[2];
+		int ne, i;
+
+		if (use_event) {
+			struct pv_cq *ev_cq;
+			void *ev_ctx;
+
+			if (pp_get_cq_event(ctx, &ev_cq, &ev_ctx)) {
+				fprintf(stderr, "Failed to get cq_event\n");
+				return 1;
+			}
+			++num_cq_events;
+			if (ev_cq != ctx->cq) {
+				fprintf(stderr, "CQ event for unknown CQ %p\n", (void *)ev_cq);
+				return 1;
+			}
+			if (pv_req_notify_cq(ctx->cq, 0)) {
+				fprintf(stderr, "Couldn't request CQ notification\n");
+				return 1;
+			}
+		}
+		do {
+			ne = pv_poll_cq(ctx->cq, 2, wc);
+			if (ne < 0) {
+				fprintf(stderr, "poll CQ failed %d\n", ne);
+				return 1;
+			}
+		} while (!use_event && ne < 1);
+		for (i = 0; i < ne; ++i) {
+			if (pp_parse_single_wc(ctx, &scnt, &rcnt, &routs, iters, &wc[i])) {
+				fprintf(stderr, "parse WC failed %d\n", ne);
+				return 1;
+			}
+		}
+	}
+
+	if (gettimeofday(&end, NULL)) {
+		perror("gettimeofday");
+		return 1;
+	}
+
+	{
+		float usec = (end.tv_sec - start.tv_sec) * 1000000 + (end.tv_usec - start.tv_usec);
+		long long bytes = (long long)size * iters * 2;
+
+		printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1000000.,
+		       bytes * 8. / usec);
+		printf("%d iters in %.2f seconds = %.2f usec/iter\n", iters, usec / 1000000.,
+		       usec / iters);
+		if (servername == NULL && pp_validate_buf) {
+			unsigned int i;
+
+			for (i = 0; i < size; i += pp_page_size)
+				if (ctx->buf[i] != (char)(i / pp_page_size % sizeof(char)))
+					printf("invalid data in page %d\n", i / pp_page_size);
+		}
+	}
+	fflush(stdout);
+
+	pp_linger(ctx);
+	pv_ack_cq_events(ctx->cq, num_cq_events);
+	if (pp_close_ctx(ctx))
+		return 1;
+	pv_free_device_list(dev_list);
+	pv_cleanup();
+	return 0;
+}
