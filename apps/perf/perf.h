@@ -36,6 +36,7 @@
 #define PERF_SLOT_BYTES		(4u << 20)	/* slots of one size fill at most this */
 #define PERF_MAX_SLOTS		64
 #define PERF_OOB_TIMEOUT_MS	60000
+#define PERF_MAX_SIZES		32
 
 enum perf_verb {
 	PERF_SEND,
@@ -61,7 +62,9 @@ struct perf_params {
 	int gid_index;
 	int mtu_bytes;			/* 0: port's active MTU */
 	/* run (the client's values win: perf_comm_params()) */
-	uint64_t size;
+	uint64_t size;			/* the largest of sizes[] */
+	uint64_t sizes[PERF_MAX_SIZES];	/* run in this order; -a: 2 B .. 8 MiB */
+	int nb_sizes;
 	int all_sizes;
 	uint64_t iters;
 	int duration_s;			/* > 0: run for this long instead of iters */
@@ -137,6 +140,7 @@ int perf_params_parse(struct perf_params *p, int argc, char **argv);
 void perf_params_finalize(struct perf_params *p);
 void perf_usage(FILE *f, const char *prog);
 int perf_test_lookup(const char *name, struct perf_params *p);
+int perf_cq_mod(const struct perf_params *p, uint64_t size);
 
 /* perf_comm.c: everything that crosses the out-of-band TCP channel */
 int perf_comm_connect(struct perf_run *r);

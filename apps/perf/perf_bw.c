@@ -74,7 +74,7 @@ perf_bw_client(struct perf_run *r, struct perf_result *res)
 	struct pv_wc wc[PERF_POLL_BATCH];
 	unsigned int base_flags = 0;
 	uint64_t scnt = 0, ccnt = 0, idx, t_start, t_end = 0, deadline = UINT64_MAX;
-	uint64_t cq_mod = p->cq_mod;
+	uint64_t cq_mod = perf_cq_mod(p, r->size);
 	int i, n, ne, ret;
 
 	if (r->size <= (uint64_t)r->inline_size && p->verb != PERF_READ)

@@ -83,6 +83,42 @@ perf_get_u64(const uint8_t *p)
 	return v;
 }
 
+/* The size list follows the parameter block: a count, then the sizes. */
+static int
+perf_comm_sizes(struct perf_run *r, int send)
+{
+	uint8_t msg[8 + 8 * PERF_MAX_SIZES];
+	struct perf_params *p = &r->p;
+	uint64_t n;
+	int i, ret;
+
+	if (send) {
+		perf_put_u64(msg, p->nb_sizes);
+		for (i = 0; i < p->nb_sizes; i++)
+			perf_put_u64(msg + 8 + 8 * i, p->sizes[i]);
+		return pv_cm_oob_send(r->fd, msg, 8 + 8 * p->nb_sizes);
+	}
+	ret = pv_cm_oob_recv(r->fd, msg, 8);
+	if (ret < 0)
+		return ret;
+	n = perf_get_u64(msg);
+	if (n < 1 || n > PERF_MAX_SIZES)
+		return -EPROTO;
+	ret = pv_cm_oob_recv(r->fd, msg + 8, 8 * n);
+	if (ret < 0)
+		return ret;
+	p->nb_sizes = n;
+	p->size = 0;
+	for (i = 0; i < p->nb_sizes; i++) {
+		p->sizes[i] = perf_get_u64(msg + 8 + 8 * i);
+		if (p->sizes[i] < 1 || p->sizes[i] > PERF_MAX_SIZE)
+			return -EPROTO;
+		if (p->sizes[i] > p->size)
+			p->size = p->sizes[i];
+	}
+	return 0;
+}
+
 /*
  * The client's run parameters win: a server started with only the test
  * name runs whatever the client asks, as long as it is the same test.
@@ -103,7 +139,7 @@ perf_comm_params(struct perf_run *r)
 		msg[5] = p->kind;
 		msg[6] = p->all_sizes;
 		msg[7] = p->verify;
-		perf_put_u64(msg + 8, p->size);
+		perf_put_u64(msg + 8, p->cq_mod_set);	/* sizes follow separately */
 		perf_put_u64(msg + 16, p->iters);
 		perf_put_u64(msg + 24, p->duration_s);
 		perf_put_u64(msg + 32, p->tx_depth);
@@ -111,6 +147,8 @@ perf_comm_params(struct perf_run *r)
 		perf_put_u64(msg + 48, p->cq_mod);
 		perf_put_u64(msg + 56, (uint64_t)(int64_t)p->inline_size);
 		ret = pv_cm_oob_send(r->fd, msg, sizeof(msg));
+		if (ret == 0)
+			ret = perf_comm_sizes(r, 1);
 		if (ret == 0)
 			ret = pv_cm_oob_recv(r->fd, &status, 1);
 		if (ret < 0) {
@@ -132,6 +170,11 @@ perf_comm_params(struct perf_run *r)
 		fprintf(stderr, "pv-perf: the peer is not a pv-perf client\n");
 		return -EPROTO;
 	}
+	ret = perf_comm_sizes(r, 0);
+	if (ret < 0) {
+		fprintf(stderr, "pv-perf: parameter exchange: %s\n", strerror(-ret));
+		return ret;
+	}
 	if (msg[4] != p->verb || msg[5] != p->kind) {
 		fprintf(stderr, "pv-perf: the client runs a different test than %s\n",
 			p->test_name);
@@ -142,7 +185,7 @@ perf_comm_params(struct perf_run *r)
 		return ret < 0 ? ret : -EPROTO;
 	p->all_sizes = msg[6];
 	p->verify = msg[7];
-	p->size = perf_get_u64(msg + 8);
+	p->cq_mod_set = perf_get_u64(msg + 8) != 0;
 	p->iters = perf_get_u64(msg + 16);
 	p->duration_s = (int)perf_get_u64(msg + 24);
 	p->tx_depth = (int)perf_get_u64(msg + 32);

@@ -48,8 +48,7 @@ static int
 perf_run_all(struct perf_run *r)
 {
 	struct perf_result res;
-	uint64_t size, first, last;
-	int ret, bad = 0;
+	int i, ret, bad = 0;
 
 	ret = perf_comm_connect(r);
 	if (ret == 0)
@@ -72,10 +71,8 @@ perf_run_all(struct perf_run *r)
 	perf_report_header(r);
 	fflush(stdout);
 
-	first = r->p.all_sizes ? 2 : r->p.size;
-	last = r->p.all_sizes ? PERF_MAX_SIZE : r->p.size;
-	for (size = first; size <= last; size *= 2) {
-		perf_size_set(r, size);
+	for (i = 0; i < r->p.nb_sizes; i++) {
+		perf_size_set(r, r->p.sizes[i]);
 		ret = r->p.kind == PERF_BW ? perf_bw_run(r, &res) : perf_lat_run(r, &res);
 		if (ret < 0 && ret != -EIO)
 			return ret;

@@ -71,6 +71,7 @@ perf_usage(FILE *f, const char *prog)
 "  -Q, --cq-mod=<n>          signal one WR in <n> (default %d; 1 above %d B)\n"
 "  -I, --inline_size=<n>     max inline payload (default %d write, %d send)\n"
 "  -o, --outs=<n>            outstanding RDMA reads (default: device max)\n"
+"      --sizes=<list>        run these sizes, e.g. 4k,64k,1m (pollverbs addition)\n"
 "      --verify              check every received byte against the pattern\n"
 "      --report_gbits        report Gb/sec (default)\n"
 "      --report_mib          report MiB/sec\n"
@@ -102,7 +103,36 @@ enum {
 	OPT_VERIFY = 256,
 	OPT_GBITS,
 	OPT_MIB,
+	OPT_SIZES,
 };
+
+/* "--sizes=4096,65536,1m": a comma list; k, m suffixes (KiB, MiB). */
+static int
+perf_sizes_parse(struct perf_params *p, const char *arg)
+{
+	const char *s = arg;
+	unsigned long long v;
+	char *end;
+
+	p->nb_sizes = 0;
+	while (*s != '\0') {
+		errno = 0;
+		v = strtoull(s, &end, 0);
+		if (end != s && (*end == 'k' || *end == 'K'))
+			v <<= 10, end++;
+		else if (end != s && (*end == 'm' || *end == 'M'))
+			v <<= 20, end++;
+		if (errno != 0 || end == s || v < 1 || v > PERF_MAX_SIZE ||
+		    (*end != ',' && *end != '\0') || p->nb_sizes == PERF_MAX_SIZES) {
+			fprintf(stderr, "pv-perf: --sizes: bad list '%s' (at most %d sizes of 1..%u)\n",
+				arg, PERF_MAX_SIZES, PERF_MAX_SIZE);
+			return -EINVAL;
+		}
+		p->sizes[p->nb_sizes++] = v;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return p->nb_sizes > 0 ? 0 : -EINVAL;
+}
 
 /*
  * Parse "TEST [options] [HOST]" (argv[0] is TEST). Leaves defaults that
@@ -130,6 +160,7 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "report_mib", no_argument, NULL, OPT_MIB },
+		{ "sizes", required_argument, NULL, OPT_SIZES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -240,6 +271,10 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		case OPT_MIB:
 			p->report_gbits = 0;
 			break;
+		case OPT_SIZES:
+			if (perf_sizes_parse(p, optarg) < 0)
+				return -EINVAL;
+			break;
 		case 'h':
 			perf_usage(stdout, "pv-perf");
 			exit(0);
@@ -257,8 +292,8 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		fprintf(stderr, "pv-perf: -a and -D cannot be used together\n");
 		return -EINVAL;
 	}
-	if (p->all_sizes && p->size_set) {
-		fprintf(stderr, "pv-perf: -a and -s cannot be used together\n");
+	if ((p->all_sizes != 0) + (p->size_set != 0) + (p->nb_sizes > 0) > 1) {
+		fprintf(stderr, "pv-perf: use one of -a, -s and --sizes\n");
 		return -EINVAL;
 	}
 	if (p->kind == PERF_LAT && p->post_list > 1) {
@@ -274,10 +309,22 @@ perf_params_finalize(struct perf_params *p)
 {
 	int bw = p->kind == PERF_BW;
 
+	uint64_t s;
+	int i;
+
 	if (!p->size_set)
 		p->size = bw ? PERF_DEF_SIZE_BW : PERF_DEF_SIZE_LAT;
-	if (p->all_sizes)
-		p->size = PERF_MAX_SIZE;
+	if (p->all_sizes) {
+		p->nb_sizes = 0;
+		for (s = 2; s <= PERF_MAX_SIZE; s *= 2)
+			p->sizes[p->nb_sizes++] = s;
+	} else if (p->nb_sizes == 0) {
+		p->sizes[p->nb_sizes++] = p->size;
+	}
+	p->size = 0;
+	for (i = 0; i < p->nb_sizes; i++)
+		if (p->sizes[i] > p->size)
+			p->size = p->sizes[i];
 	if (!p->iters_set)
 		p->iters = bw ? PERF_DEF_ITERS_BW : PERF_DEF_ITERS_LAT;
 	if (!p->tx_depth_set)
@@ -289,12 +336,10 @@ perf_params_finalize(struct perf_params *p)
 		/* as perftest: post lists signal their last WR */
 		if (p->post_list > 1)
 			p->cq_mod = p->post_list;
-		/* as perftest: large messages are signalled one by one */
-		else if (p->size > PERF_CQ_MOD_SIZE_LIMIT && !p->all_sizes)
-			p->cq_mod = 1;
 	}
-	if (p->cq_mod > p->tx_depth)
-		p->cq_mod = p->tx_depth;
+	/* a blocked poster must always have a signalled WR outstanding */
+	if (p->cq_mod > p->tx_depth - p->post_list + 1)
+		p->cq_mod = p->tx_depth - p->post_list + 1;
 	if (p->verb == PERF_READ)
 		p->inline_size = 0;
 	if (p->duration_s > 0)
@@ -304,4 +349,17 @@ perf_params_finalize(struct perf_params *p)
 	/* a size's iterations fit the receive queue exactly (no leftovers) */
 	if (p->verb == PERF_SEND && p->iters > 0 && (uint64_t)p->rx_depth > p->iters)
 		p->rx_depth = p->iters;
+}
+
+/*
+ * CQ moderation for one size: as perftest, messages above 8 KiB are
+ * signalled one by one unless -Q, -l or -a was given.
+ */
+int
+perf_cq_mod(const struct perf_params *p, uint64_t size)
+{
+	if (size > PERF_CQ_MOD_SIZE_LIMIT && !p->cq_mod_set && p->post_list == 1 &&
+	    !p->all_sizes)
+		return 1;
+	return p->cq_mod;
 }

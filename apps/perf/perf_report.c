@@ -64,7 +64,7 @@ perf_report_banner(const struct perf_run *r)
 	if (p->verb == PERF_SEND && (r->is_server || p->kind == PERF_LAT))
 		printf(" RX depth        : %d\n", p->rx_depth);
 	if (p->kind == PERF_BW) {
-		printf(" CQ Moderation   : %d\n", p->cq_mod);
+		printf(" CQ Moderation   : %d\n", perf_cq_mod(p, p->sizes[0]));
 		printf(" CQE Poll Batch  : 16\n");
 	}
 	printf(" Mtu             : %d[B]\n", pv_mtu_to_bytes(r->mtu));

@@ -130,17 +130,16 @@ perf_find_device(struct pv_device **list, int n, const char *name)
 static int
 perf_res_buf_alloc(struct perf_run *r)
 {
-	uint64_t max = r->p.size, half, s;
+	uint64_t half = 0, s;
 	unsigned int n;
+	int i;
 
-	/* the largest size of the run decides the buffer */
-	half = 0;
-	for (s = r->p.all_sizes ? 2 : max; s <= max; s *= 2) {
+	/* the size needing the most slot bytes decides the buffer */
+	for (i = 0; i < r->p.nb_sizes; i++) {
+		s = r->p.sizes[i];
 		n = perf_slots_for(&r->p, s);
 		if (n * perf_align(s, PERF_SLOT_ALIGN) > half)
 			half = n * perf_align(s, PERF_SLOT_ALIGN);
-		if (!r->p.all_sizes)
-			break;
 	}
 	r->half = half;
 	r->buf = rte_zmalloc("pv-perf", 2 * half, 4096);
