@@ -33,7 +33,8 @@ pv_verbs_async_init(struct pv_context *ctx)
 	snprintf(name, sizeof(name), "pv_aev%u",
 		 __atomic_fetch_add(&verbs_async_seq, 1, __ATOMIC_RELAXED));
 	priv->async_ring = rte_ring_create_elem(name, sizeof(struct pv_async_event),
-						PV_VERBS_ASYNC_RING_SIZE, SOCKET_ID_ANY, 0);
+						PV_VERBS_ASYNC_RING_SIZE, SOCKET_ID_ANY,
+						RING_F_EXACT_SZ);
 	if (priv->async_ring == NULL) {
 		VERBS_LOG(ERR, "device %s: async ring: %s", ctx->device->name,
 			  rte_strerror(rte_errno));

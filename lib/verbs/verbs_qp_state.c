@@ -14,7 +14,8 @@
  *   RTR    ready to receive: the remote path is known, inbound processed.
  *   RTS    ready to send: requests are processed in both directions.
  *   SQD    send queue drained: in-flight sends finish, new ones wait.
- *   SQE    send queue error (UC/UD only): sends flushed, receives go on.
+ *   SQE    send queue error (UC/UD only, entered by the device on a send
+ *          error): sends flushed, receives go on.
  *   ERR    every queued WR is flushed with an error completion.
  * Any state may go to RESET or ERR with no other attribute.
  */
@@ -232,6 +233,10 @@ pv_qp_attr_mask_check(enum pv_qp_state cur, enum pv_qp_state next, enum pv_qp_ty
 	if (idx < 0)
 		return EINVAL;
 	if ((unsigned int)cur > PV_QPS_ERR || (unsigned int)next > PV_QPS_ERR)
+		return EINVAL;
+	/* Send Queue Error is a state of unreliable transports only (RC goes
+	 * to ERR on a send error, IBTA 10.3.1): only UC and UD leave it for RTS */
+	if (cur == PV_QPS_SQE && next == PV_QPS_RTS && type != PV_QPT_UC && type != PV_QPT_UD)
 		return EINVAL;
 	t = &qp_table[cur][next];
 	if (!t->valid)
