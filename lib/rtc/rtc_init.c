@@ -194,7 +194,7 @@ rtc_args_note_eal(struct rtc_args *a, const char *opt, const char *val)
 		else if (val != NULL)
 			a->mem_bytes = rtc_mem_list_mb(val) << 20;
 		return v == NULL && val != NULL;
-	} else if (strncmp(opt, "-m", 2) == 0 && opt[1] == 'm') {
+	} else if (opt[0] == '-' && opt[1] == 'm') {
 		if (opt[2] != '\0') {
 			a->mem_bytes = strtoull(opt + 2, NULL, 10) << 20;
 		} else if (val != NULL) {
@@ -478,7 +478,6 @@ pv_cleanup(void)
 {
 	unsigned int i;
 	int ret;
-	int i2;
 
 	if (!rtc_state_move(RTC_STATE_UP, RTC_STATE_BUSY)) {
 		RTC_LOG(ERR, "pollverbs is not initialised");
@@ -492,8 +491,8 @@ pv_cleanup(void)
 		rtc_hooks[i - 1]();
 	pv_rtc_msg_fini();
 
-	for (i2 = 0; i2 < rtc_nb_devargs; i2++)
-		free(rtc_devargs[i2]);
+	for (i = 0; i < (unsigned int)rtc_nb_devargs; i++)
+		free(rtc_devargs[i]);
 	free(rtc_devargs);
 	rtc_devargs = NULL;
 	rtc_nb_devargs = 0;

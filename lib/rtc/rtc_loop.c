@@ -85,9 +85,10 @@ pv_rtc_poller_unregister(struct pv_rtc_poller *poller)
 {
 	struct pv_rtc_lcore *lc = rtc_lcore_self();
 
-	if (poller == NULL || lc == NULL || poller->fn == NULL ||
-	    poller->lcore_id != rte_lcore_id() ||
-	    poller < &lc->pollers[0] || poller >= &lc->pollers[PV_RTC_MAX_POLLERS])
+	/* only this lcore's table: another lcore's poller is not ours to touch */
+	if (poller == NULL || lc == NULL ||
+	    poller < &lc->pollers[0] || poller >= &lc->pollers[PV_RTC_MAX_POLLERS] ||
+	    poller->fn == NULL)
 		return -EINVAL;
 	/* the loop reads fn and pollers_end afresh for every slot, so clearing
 	 * them here is safe even while the loop is inside this very poller
