@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Suite mlx5_model: what the device model (drivers/mlx5/mlx5_model*.c)
+ * promises beyond the data path: it says it is a model, it enforces keys,
+ * PDs, bounds and QP access rights before a byte moves, and it waits for
+ * receive WQEs when rnr_retry is 7.
+ */
+
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "mlx5_priv.h"
+#include "ut_mlx5.h"
+
+static const struct pv_qp_cap ut_cap = {
+	.max_send_wr = 16,
+	.max_recv_wr = 16,
+	.max_send_sge = 2,
+	.max_recv_sge = 2,
+	.max_inline_data = 64,
+};
+
+static void
+test_model_attrs(void)
+{
+	struct pv_device_attr da;
+	struct pv_port_attr pa;
+
+	CU_ASSERT_EQUAL(pv_query_device(ut_ctx, &da), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(da.fw_ver, "device model"));
+	CU_ASSERT_EQUAL(da.vendor_part_id, 0);
+	CU_ASSERT_EQUAL(da.max_inline_data, PV_MLX5_MDL_MAX_INLINE);
+	CU_ASSERT_EQUAL(da.max_sge, PV_MLX5_MDL_MAX_SGE);
+	CU_ASSERT_EQUAL(pv_query_port(ut_ctx, 1, &pa), 0);
+	CU_ASSERT_EQUAL(pa.state, PV_PORT_ACTIVE);
+	CU_ASSERT_EQUAL(pv_query_port(ut_ctx, 2, &pa), EINVAL);
+	CU_ASSERT_STRING_EQUAL(ut_ctx->device->dev_name, "mlx5 device model");
+	CU_ASSERT(pv_mlx5_model_is(ut_ctx));
+	CU_ASSERT_EQUAL(pv_mlx5_model_lcore(), -1);	/* lcore=none: stepped */
+}
+
+static enum pv_wc_status
+ut_write(struct ut_pair *p, struct pv_mr *l, uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct pv_send_wr wr, *bad;
+	struct pv_sge sge = { (uintptr_t)l->addr, len, l->lkey };
+	struct pv_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = PV_WR_RDMA_WRITE;
+	wr.send_flags = PV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (pv_post_send(p->a, &wr, &bad) != 0 || ut_poll(p->cq_a, 1, &wc) != 1)
+		return (enum pv_wc_status)-1;
+	return wc.status;
+}
+
+static void
+test_model_protection(void)
+{
+	struct pv_mr *l = ut_mr(256), *r = ut_mr(256), *other, *ro;
+	struct pv_pd *pd2 = pv_alloc_pd(ut_ctx);
+	uint8_t *rbuf;
+	uint32_t stale;
+	struct pv_qp_attr attr;
+	struct ut_pair p;
+
+	CU_ASSERT_FATAL(l != NULL && r != NULL && pd2 != NULL);
+	rbuf = r->addr;
+	other = pv_reg_mr(pd2, rbuf, 256, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
+	ro = pv_reg_mr(ut_pd, rbuf, 256, PV_ACCESS_REMOTE_READ);
+	CU_ASSERT_FATAL(other != NULL && ro != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_cap, 64, 0, 0), 0);
+	ut_fill(l->addr, 256, 3);
+
+	/* a zero-length WRITE checks no key */
+	CU_ASSERT_EQUAL(ut_write(&p, l, 0, 0, 0xdead), PV_WC_SUCCESS);
+	/* the key of another PD */
+	CU_ASSERT_EQUAL(ut_write(&p, l, 16, (uintptr_t)rbuf, other->rkey), PV_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_reconnect(&p), 0);
+	/* a key without REMOTE_WRITE */
+	CU_ASSERT_EQUAL(ut_write(&p, l, 16, (uintptr_t)rbuf, ro->rkey), PV_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_reconnect(&p), 0);
+	/* below the MR */
+	CU_ASSERT_EQUAL(ut_write(&p, l, 16, (uintptr_t)rbuf - 1, r->rkey), PV_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_reconnect(&p), 0);
+	/* not a byte moved by any of them */
+	{
+		uint8_t zero[256] = { 0 };
+
+		CU_ASSERT_EQUAL(memcmp(rbuf, zero, 256), 0);
+	}
+	/* a stale key after deregistration */
+	stale = other->rkey;
+	CU_ASSERT_EQUAL(pv_dereg_mr(other), 0);
+	CU_ASSERT_EQUAL(ut_write(&p, l, 16, (uintptr_t)rbuf, stale), PV_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_reconnect(&p), 0);
+	/* the responder QP does not allow remote writes */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_access_flags = PV_ACCESS_REMOTE_READ;
+	CU_ASSERT_EQUAL(pv_modify_qp(p.b, &attr, PV_QP_ACCESS_FLAGS), 0);
+	CU_ASSERT_EQUAL(ut_write(&p, l, 16, (uintptr_t)rbuf, r->rkey), PV_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_reconnect(&p), 0);
+	/* and the right key moves the bytes */
+	CU_ASSERT_EQUAL(ut_write(&p, l, 256, (uintptr_t)rbuf, r->rkey), PV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(rbuf, l->addr, 256), 0);
+
+	ut_pair_destroy(&p);
+	pv_dereg_mr(ro);
+	pv_dealloc_pd(pd2);
+	ut_mr_free(l);
+	ut_mr_free(r);
+}
+
+static void
+test_model_rnr_wait(void)
+{
+	struct pv_mr *mr = ut_mr(64);
+	struct pv_send_wr wr, *bad;
+	struct pv_recv_wr rwr, *rbad;
+	struct pv_sge sge;
+	struct pv_wc wc;
+	struct ut_pair p;
+	int i;
+
+	CU_ASSERT_FATAL(mr != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_cap, 64, 1, 0), 0);
+	sge.addr = (uintptr_t)mr->addr;
+	sge.length = 32;
+	sge.lkey = mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = PV_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	CU_ASSERT_EQUAL(pv_post_send(p.a, &wr, &bad), 0);
+	/* rnr_retry 7: the SEND waits as long as it takes */
+	for (i = 0; i < 100; i++)
+		pv_mlx5_model_step();
+	CU_ASSERT_EQUAL(pv_poll_cq(p.cq_a, 1, &wc), 0);
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = 2;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	CU_ASSERT_EQUAL(pv_post_recv(p.b, &rwr, &rbad), 0);
+	CU_ASSERT_EQUAL(ut_poll(p.cq_a, 1, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(ut_poll(p.cq_b, 1, &wc), 1);
+	CU_ASSERT_EQUAL(wc.wr_id, 2);
+	CU_ASSERT_EQUAL(wc.byte_len, 32);
+	ut_pair_destroy(&p);
+	ut_mr_free(mr);
+}
+
+int
+ut_suite_mlx5_model(void)
+{
+	CU_pSuite s = CU_add_suite("mlx5_model", NULL, NULL);
+
+	if (s == NULL)
+		return -1;
+	if (CU_add_test(s, "device says it is a model", test_model_attrs) == NULL ||
+	    CU_add_test(s, "keys, pds, bounds, rights", test_model_protection) == NULL ||
+	    CU_add_test(s, "rnr_retry 7 waits", test_model_rnr_wait) == NULL)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * mlx5 driver unit tests, through the device model stepped synchronously
+ * (lcore=none): the data path writes WQEs and doorbells, the model executes
+ * them when a test steps it, so every run is deterministic.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "pv_rtc.h"
+#include "ut_mlx5.h"
+
+struct pv_context *ut_ctx;
+struct pv_pd *ut_pd;
+
+static int
+ut_open(void)
+{
+	struct pv_device **list;
+	int i, n;
+
+	list = pv_get_device_list(&n);
+	if (list == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strcmp(pv_get_device_name(list[i]), "mlx5_model0") == 0)
+			ut_ctx = pv_open_device(list[i]);
+	pv_free_device_list(list);
+	if (ut_ctx == NULL)
+		return -1;
+	ut_pd = pv_alloc_pd(ut_ctx);
+	return ut_pd == NULL ? -1 : 0;
+}
+
+int
+main(void)
+{
+	char *args[] = {
+		"test_mlx5",
+		"--no-huge",
+		"--no-pci",
+		"-m", "256",
+		"-l", "0",
+		"--file-prefix=pv_ut_mlx5",
+		"--log-level=*:warning",
+		"--log-level=pv.drv.mlx5:critical",	/* the tests provoke errors */
+		"--pv-dev=mlx5_model:lcore=none",
+		NULL,
+	};
+	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
+	unsigned int failures;
+	int ret;
+
+	ret = pv_init(argc, args);
+	if (ret < 0) {
+		fprintf(stderr, "pv_init: %d\n", ret);
+		return 77;
+	}
+	if (ut_open() != 0) {
+		fprintf(stderr, "cannot open mlx5_model0\n");
+		pv_cleanup();
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	if (ut_suite_mlx5_qp() || ut_suite_mlx5_cq() || ut_suite_mlx5_model()) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	pv_dealloc_pd(ut_pd);
+	pv_close_device(ut_ctx);
+	pv_cleanup();
+	return failures != 0 ? 1 : 0;
+}
