@@ -101,7 +101,8 @@ mdl_sgl_copy(const struct mdl_sgl *dst, const struct mdl_sgl *src)
 	while (di < dst->n && si < src->n) {
 		uint32_t n = RTE_MIN(dst->e[di].len - doff, src->e[si].len - soff);
 
-		memcpy(dst->e[di].ptr + doff, src->e[si].ptr + soff, n);
+		/* memmove: a buffer may be sent into itself, as DMA would allow */
+		memmove(dst->e[di].ptr + doff, src->e[si].ptr + soff, n);
 		doff += n;
 		soff += n;
 		if (doff == dst->e[di].len) {
@@ -438,7 +439,7 @@ mdl_exec_write(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const stru
 			return MDL_DONE;
 		}
 		for (i = 0; i < w->sgl.n; i++) {
-			memcpy(dst, w->sgl.e[i].ptr, w->sgl.e[i].len);
+			memmove(dst, w->sgl.e[i].ptr, w->sgl.e[i].len);
 			dst += w->sgl.e[i].len;
 		}
 	}
