@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * perftest-compatible out-of-band exchange: the TCP conversation the perftest
+ * tools (ib_write_bw and friends, 4.5-0.17 era, version string "6.06") hold
+ * before, between and after their RDMA traffic when run with -x and without
+ * rdma_cm. The sequence per test is documented in pv_cm.h; this file only
+ * reproduces the bytes. Control path: everything here may block.
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include "pv_cm.h"
+
+/* registered in cm_oob.c (RTE_LOG_REGISTER_DEFAULT for pv.cm) */
+extern int pv_cm_logtype;
+#define RTE_LOGTYPE_PV_CM pv_cm_logtype
+#define CM_PT_LOG(lvl, fmt, ...) \
+	RTE_LOG(lvl, PV_CM, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+
+/* the oldest peer whose exchange matches this file (perftest's own check) */
+#define CM_PT_MIN_REMOTE_VERSION 5.70
+/* perftest sends its enum ibv_mtu as "%d" text in 2 bytes from 5.31 on */
+#define CM_PT_MTU_LEN 2
+/* how often the socket is checked while the progress callback reports work */
+#define CM_PT_POLL_NS 100000
+/* how long pv_cm_perftest_finish() waits for the peer's "done" */
+#define CM_PT_DONE_WAIT_MS 2000
+
+static const char cm_pt_done[PV_CM_PERFTEST_DONE_LEN] = "done";
+
+/* handshakes per phase and test (see the table in pv_cm.h) */
+struct cm_pt_seq {
+	const char *name;
+	uint8_t before_rtr;
+	uint8_t after_rts;	/* including the start barrier of SEND tests */
+	uint8_t end_sync;	/* handshakes before the bw report */
+	uint8_t bw_report;
+	uint8_t close;		/* ctx_close_connection(): a handshake, then "done" */
+};
+
+static const struct cm_pt_seq cm_pt_seqs[] = {
+	[PV_CM_PERFTEST_WRITE_BW] = { "write_bw", 1, 2, 1, 1, 1 },
+	[PV_CM_PERFTEST_READ_BW] = { "read_bw", 1, 2, 1, 1, 1 },
+	[PV_CM_PERFTEST_SEND_BW] = { "send_bw", 1, 3, 0, 0, 1 },
+	[PV_CM_PERFTEST_WRITE_LAT] = { "write_lat", 2, 2, 0, 0, 0 },
+	[PV_CM_PERFTEST_READ_LAT] = { "read_lat", 2, 2, 0, 0, 1 },
+	[PV_CM_PERFTEST_SEND_LAT] = { "send_lat", 1, 3, 0, 0, 1 },
+};
+
+static int64_t
+cm_pt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int
+cm_pt_check(const struct pv_cm_perftest *pt)
+{
+	if (pt == NULL || pt->fd < 0 ||
+	    (pt->role != PV_CM_PERFTEST_SERVER && pt->role != PV_CM_PERFTEST_CLIENT) ||
+	    (unsigned int)pt->test >= RTE_DIM(cm_pt_seqs))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Read exactly len bytes. Without a progress callback this sleeps in poll();
+ * with one, the callback runs back to back and the socket is looked at every
+ * CM_PT_POLL_NS, so the queues of a poll-mode driver keep moving (a peer
+ * doing RDMA to us needs our ACKs and read responses before it will write).
+ */
+static int
+cm_pt_recv(const struct pv_cm_perftest *pt, void *buf, size_t len)
+{
+	int64_t deadline = pt->timeout_ms < 0 ? INT64_MAX :
+			   cm_pt_now_ns() + (int64_t)pt->timeout_ms * 1000000;
+	struct pollfd pfd = { .fd = pt->fd, .events = POLLIN };
+	int64_t next_check = 0, now;
+	char *p = buf;
+	ssize_t n;
+	int ret;
+
+	while (len > 0) {
+		now = cm_pt_now_ns();
+		if (pt->progress != NULL) {
+			ret = pt->progress(pt->progress_arg);
+			if (ret < 0)
+				return ret;
+			if (now < next_check && now < deadline)
+				continue;
+			next_check = now + CM_PT_POLL_NS;
+			ret = poll(&pfd, 1, 0);
+		} else {
+			int64_t left_ms = (deadline - now + 999999) / 1000000;
+
+			ret = poll(&pfd, 1, pt->timeout_ms < 0 ? -1 :
+				   (int)RTE_MAX(RTE_MIN(left_ms, (int64_t)INT32_MAX), 0));
+		}
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (ret == 0) {
+			if (cm_pt_now_ns() >= deadline)
+				return -ETIMEDOUT;
+			continue;
+		}
+		n = recv(pt->fd, p, len, MSG_DONTWAIT);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int
+pv_cm_perftest_xchg(struct pv_cm_perftest *pt, const void *mine, void *theirs, size_t len)
+{
+	int ret;
+
+	ret = cm_pt_check(pt);
+	if (ret < 0 || mine == NULL || theirs == NULL)
+		return -EINVAL;
+	if (pt->role == PV_CM_PERFTEST_CLIENT) {
+		ret = pv_cm_oob_send(pt->fd, mine, len);
+		if (ret == 0)
+			ret = cm_pt_recv(pt, theirs, len);
+	} else {
+		ret = cm_pt_recv(pt, theirs, len);
+		if (ret == 0)
+			ret = pv_cm_oob_send(pt->fd, mine, len);
+	}
+	return ret;
+}
+
+int
+pv_cm_perftest_dest_encode(const struct pv_cm_perftest_dest *dest, int use_gid, char *msg,
+			   size_t len)
+{
+	size_t want = use_gid ? PV_CM_PERFTEST_DEST_LEN_GID : PV_CM_PERFTEST_DEST_LEN;
+	char text[PV_CM_PERFTEST_DEST_LEN_GID + 16];
+	const uint8_t *g;
+	int n;
+
+	if (dest == NULL || msg == NULL || dest->out_reads > 0xffff || dest->qpn > 0xffffff ||
+	    dest->psn > 0xffffff)
+		return -EINVAL;
+	if (len < want)
+		return -ENOSPC;
+	g = dest->gid;
+	if (use_gid)
+		n = snprintf(text, sizeof(text),
+			     "%04x:%04x:%06x:%06x:%08x:%016llx:"
+			     "%02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x:"
+			     "%02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x:%08x:",
+			     dest->lid, dest->out_reads, dest->qpn, dest->psn, dest->rkey,
+			     (unsigned long long)dest->vaddr, g[0], g[1], g[2], g[3], g[4], g[5],
+			     g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15],
+			     dest->srqn);
+	else
+		n = snprintf(text, sizeof(text), "%04x:%04x:%06x:%06x:%08x:%016llx:%08x",
+			     dest->lid, dest->out_reads, dest->qpn, dest->psn, dest->rkey,
+			     (unsigned long long)dest->vaddr, dest->srqn);
+	/* every field is at its minimum width once the checks above passed */
+	if (n != (int)want - 1)
+		return -EINVAL;
+	memcpy(msg, text, want - 1);
+	msg[want - 1] = '\0';
+	return (int)want;
+}
+
+/* Parse hex digits up to @p end (':' or '\0'); max_digits bounds the value. */
+static int
+cm_pt_hex_field(const char **pp, const char *limit, char end, unsigned int max_digits,
+		uint64_t *val_p)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	unsigned int digits = 0;
+	int d;
+
+	while (p < limit && *p != end) {
+		char c = *p;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -EINVAL;
+		if (++digits > max_digits)
+			return -EINVAL;
+		v = v << 4 | (unsigned int)d;
+		p++;
+	}
+	if (digits == 0 || p >= limit)
+		return -EINVAL;
+	*pp = p + 1;
+	*val_p = v;
+	return 0;
+}
+
+int
+pv_cm_perftest_dest_decode(const char *msg, size_t len, int use_gid,
+			   struct pv_cm_perftest_dest *dest_p)
+{
+	/* digits allowed per field: lid, out_reads, qpn, psn, rkey, vaddr */
+	static const unsigned int widths[6] = { 4, 4, 6, 6, 8, 16 };
+	size_t want = use_gid ? PV_CM_PERFTEST_DEST_LEN_GID : PV_CM_PERFTEST_DEST_LEN;
+	struct pv_cm_perftest_dest d;
+	const char *p = msg, *limit;
+	uint64_t v[6], x;
+	unsigned int i;
+
+	if (msg == NULL || dest_p == NULL || len != want)
+		return -EINVAL;
+	limit = msg + len;
+	for (i = 0; i < RTE_DIM(widths); i++)
+		if (cm_pt_hex_field(&p, limit, ':', widths[i], &v[i]) < 0)
+			return -EINVAL;
+	memset(&d, 0, sizeof(d));
+	d.lid = (uint16_t)v[0];
+	d.out_reads = (uint32_t)v[1];
+	d.qpn = (uint32_t)v[2];
+	d.psn = (uint32_t)v[3];
+	d.rkey = (uint32_t)v[4];
+	d.vaddr = v[5];
+	if (use_gid) {
+		for (i = 0; i < 16; i++) {
+			if (cm_pt_hex_field(&p, limit, ':', 2, &x) < 0)
+				return -EINVAL;
+			d.gid[i] = (uint8_t)x;
+		}
+		if (cm_pt_hex_field(&p, limit, ':', 8, &x) < 0)
+			return -EINVAL;
+	} else {
+		if (cm_pt_hex_field(&p, limit, '\0', 8, &x) < 0)
+			return -EINVAL;
+	}
+	d.srqn = (uint32_t)x;
+	/* what follows the text must be the NUL of a fixed-size message */
+	if (use_gid && (p >= limit || *p != '\0'))
+		return -EINVAL;
+	*dest_p = d;
+	return 0;
+}
+
+int
+pv_cm_perftest_begin(struct pv_cm_perftest *pt, int local_mtu)
+{
+	char mine_v[PV_CM_PERFTEST_VERSION_LEN] = PV_CM_PERFTEST_VERSION;
+	char theirs_v[PV_CM_PERFTEST_VERSION_LEN];
+	char mine_mtu[CM_PT_MTU_LEN + 1], theirs_mtu[CM_PT_MTU_LEN + 1];
+	uint32_t mine_u32, theirs_u32;
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	uint32_t line = (uint32_t)sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	char *end;
+	double rv;
+	long rm;
+	int ret;
+
+	ret = cm_pt_check(pt);
+	if (ret < 0 || local_mtu < 1 || local_mtu > 5)
+		return -EINVAL;
+	if (line == 0 || line > 4096)
+		line = 64;
+
+	/* 1. versions: a NUL-padded 16-byte string each way */
+	ret = pv_cm_perftest_xchg(pt, mine_v, theirs_v, sizeof(theirs_v));
+	if (ret < 0)
+		goto err_io;
+	memcpy(pt->remote_version, theirs_v, sizeof(theirs_v));
+	pt->remote_version[PV_CM_PERFTEST_VERSION_LEN] = '\0';
+	rv = strtod(pt->remote_version, &end);
+	if (end == pt->remote_version || rv < CM_PT_MIN_REMOTE_VERSION) {
+		CM_PT_LOG(ERR, "peer perftest version \"%s\" is older than %.2f",
+			  pt->remote_version, CM_PT_MIN_REMOTE_VERSION);
+		return -EPROTO;
+	}
+
+	/* 2. sys data: page size and cache line, big-endian int32, keep the max */
+	mine_u32 = htobe32(page);
+	ret = pv_cm_perftest_xchg(pt, &mine_u32, &theirs_u32, sizeof(theirs_u32));
+	if (ret < 0)
+		goto err_io;
+	pt->cycle_buffer = RTE_MAX(page, be32toh(theirs_u32));
+	mine_u32 = htobe32(line);
+	ret = pv_cm_perftest_xchg(pt, &mine_u32, &theirs_u32, sizeof(theirs_u32));
+	if (ret < 0)
+		goto err_io;
+	pt->cache_line_size = RTE_MAX(line, be32toh(theirs_u32));
+
+	/* 3. MTU: the enum value as "%d" text in 2 bytes; both keep the smaller */
+	snprintf(mine_mtu, sizeof(mine_mtu), "%d", local_mtu);
+	ret = pv_cm_perftest_xchg(pt, mine_mtu, theirs_mtu, CM_PT_MTU_LEN);
+	if (ret < 0)
+		goto err_io;
+	theirs_mtu[CM_PT_MTU_LEN] = '\0';
+	rm = strtol(theirs_mtu, NULL, 10);
+	/* perftest ignores an invalid remote value, so do we */
+	pt->mtu = (rm >= 1 && rm <= 5 && rm < local_mtu) ? (int)rm : local_mtu;
+	pt->handshakes = 0;
+	CM_PT_LOG(DEBUG, "%s: peer version %s, page %u, cache line %u, mtu %d",
+		  cm_pt_seqs[pt->test].name, pt->remote_version, pt->cycle_buffer,
+		  pt->cache_line_size, pt->mtu);
+	return 0;
+
+err_io:
+	CM_PT_LOG(ERR, "%s: exchange with peer failed: %s", cm_pt_seqs[pt->test].name,
+		  strerror(-ret));
+	return ret;
+}
+
+/* One ctx_hand_shake(): our address out, theirs in (client writes first). */
+static int
+cm_pt_handshake(struct pv_cm_perftest *pt)
+{
+	char mine[PV_CM_PERFTEST_DEST_LEN_GID], theirs[PV_CM_PERFTEST_DEST_LEN_GID];
+	struct pv_cm_perftest_dest rd;
+	int len, ret;
+
+	len = pv_cm_perftest_dest_encode(&pt->local, pt->use_gid, mine, sizeof(mine));
+	if (len < 0) {
+		CM_PT_LOG(ERR, "local address does not fit perftest's format (qpn 0x%x psn 0x%x)",
+			  pt->local.qpn, pt->local.psn);
+		return len;
+	}
+	ret = pv_cm_perftest_xchg(pt, mine, theirs, (size_t)len);
+	if (ret < 0) {
+		CM_PT_LOG(ERR, "%s: handshake %u: %s", cm_pt_seqs[pt->test].name,
+			  pt->handshakes + 1, strerror(-ret));
+		return ret;
+	}
+	if (pv_cm_perftest_dest_decode(theirs, (size_t)len, pt->use_gid, &rd) < 0) {
+		CM_PT_LOG(ERR, "%s: handshake %u: malformed peer message \"%.*s\"",
+			  cm_pt_seqs[pt->test].name, pt->handshakes + 1, len, theirs);
+		return -EPROTO;
+	}
+	if (pt->handshakes == 0) {
+		pt->remote = rd;
+	} else if (memcmp(&rd, &pt->remote, sizeof(rd)) != 0) {
+		/* perftest resends the same address at every barrier */
+		CM_PT_LOG(ERR, "%s: handshake %u: peer address changed (qpn 0x%x psn 0x%x -> "
+			  "qpn 0x%x psn 0x%x)", cm_pt_seqs[pt->test].name, pt->handshakes + 1,
+			  pt->remote.qpn, pt->remote.psn, rd.qpn, rd.psn);
+		return -EPROTO;
+	}
+	pt->handshakes++;
+	return 0;
+}
+
+static int
+cm_pt_handshakes(struct pv_cm_perftest *pt, unsigned int count)
+{
+	int ret = 0;
+
+	while (count-- > 0 && ret == 0)
+		ret = cm_pt_handshake(pt);
+	return ret;
+}
+
+int
+pv_cm_perftest_exchange_dest(struct pv_cm_perftest *pt)
+{
+	int ret = cm_pt_check(pt);
+
+	if (ret < 0)
+		return ret;
+	return cm_pt_handshakes(pt, cm_pt_seqs[pt->test].before_rtr);
+}
+
+int
+pv_cm_perftest_ready(struct pv_cm_perftest *pt)
+{
+	int ret = cm_pt_check(pt);
+
+	if (ret < 0)
+		return ret;
+	return cm_pt_handshakes(pt, cm_pt_seqs[pt->test].after_rts);
+}
+
+int
+pv_cm_perftest_sync(struct pv_cm_perftest *pt)
+{
+	int ret = cm_pt_check(pt);
+
+	if (ret < 0)
+		return ret;
+	return cm_pt_handshake(pt);
+}
+
+static uint64_t
+cm_pt_double_to_be(double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	return htobe64(u);
+}
+
+static double
+cm_pt_be_to_double(uint64_t be)
+{
+	uint64_t u = be64toh(be);
+	double d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+/* xchg_bw_reports(): five 8-byte values, each exchanged on its own */
+static int
+cm_pt_bw_reports(struct pv_cm_perftest *pt, const struct pv_cm_perftest_bw_report *mine,
+		 struct pv_cm_perftest_bw_report *theirs_p)
+{
+	static const struct pv_cm_perftest_bw_report zero;
+	uint64_t out[5], in[5];
+	unsigned int i;
+	int ret;
+
+	if (mine == NULL)
+		mine = &zero;
+	out[0] = htobe64(mine->size);
+	out[1] = htobe64(mine->iters);
+	out[2] = cm_pt_double_to_be(mine->bw_peak);
+	out[3] = cm_pt_double_to_be(mine->bw_avg);
+	out[4] = cm_pt_double_to_be(mine->msg_rate);
+	for (i = 0; i < RTE_DIM(out); i++) {
+		ret = pv_cm_perftest_xchg(pt, &out[i], &in[i], sizeof(in[i]));
+		if (ret < 0)
+			return ret;
+	}
+	if (theirs_p != NULL) {
+		theirs_p->size = be64toh(in[0]);
+		theirs_p->iters = be64toh(in[1]);
+		theirs_p->bw_peak = cm_pt_be_to_double(in[2]);
+		theirs_p->bw_avg = cm_pt_be_to_double(in[3]);
+		theirs_p->msg_rate = cm_pt_be_to_double(in[4]);
+	}
+	return 0;
+}
+
+/* Best effort: read the peer's "done" or its end of stream so close() sends FIN, not RST. */
+static void
+cm_pt_drain(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char buf[PV_CM_PERFTEST_DONE_LEN];
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(buf) && poll(&pfd, 1, CM_PT_DONE_WAIT_MS) > 0) {
+		n = recv(fd, buf + got, sizeof(buf) - got, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+}
+
+int
+pv_cm_perftest_finish(struct pv_cm_perftest *pt,
+		      const struct pv_cm_perftest_bw_report *local_report,
+		      struct pv_cm_perftest_bw_report *remote_report_p)
+{
+	const struct cm_pt_seq *seq;
+	int ret = cm_pt_check(pt);
+
+	if (ret < 0)
+		return ret;
+	seq = &cm_pt_seqs[pt->test];
+	if (!seq->close)
+		return 0;
+	ret = cm_pt_handshakes(pt, seq->end_sync);
+	if (ret == 0 && seq->bw_report) {
+		ret = cm_pt_bw_reports(pt, local_report, remote_report_p);
+		if (ret < 0)
+			CM_PT_LOG(ERR, "%s: bw report exchange: %s", seq->name, strerror(-ret));
+	}
+	/* ctx_close_connection(): one more handshake, then "done" */
+	if (ret == 0)
+		ret = cm_pt_handshake(pt);
+	if (ret == 0)
+		ret = pv_cm_oob_send(pt->fd, cm_pt_done, sizeof(cm_pt_done));
+	if (ret < 0)
+		return ret;
+	shutdown(pt->fd, SHUT_WR);
+	cm_pt_drain(pt->fd);
+	return 0;
+}
