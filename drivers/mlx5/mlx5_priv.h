@@ -111,10 +111,9 @@ struct pv_mlx5_cq {
 /** Per-WQEBB send bookkeeping, indexed by the WQE's first WQEBB. */
 struct pv_mlx5_sq_info {
 	uint64_t wr_id;
-	uint16_t next_pi;			/**< producer index after this WQE */
+	uint32_t next_pi;			/**< producer index after this WQE */
 	uint8_t wc_opcode;			/**< enum pv_wc_opcode */
-	uint8_t rsvd;
-	uint32_t rsvd2;
+	uint8_t rsvd[3];
 };
 
 /** Data-path view of an RC QP. */
