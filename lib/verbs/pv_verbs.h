@@ -855,7 +855,8 @@ PV_EXPORT int pv_dereg_mr(struct pv_mr *mr);
 /**
  * Create an address handle for UD (ibv_create_ah(3)).
  * @return The AH; NULL with errno: EINVAL NULL argument, bad port or sgid
- *         index, RoCE without is_global; ENOMEM.
+ *         index, RoCE without is_global, unknown static_rate; ENOMEM.
+ * Ownership: @p attr is copied (into ah->attr).
  */
 PV_EXPORT struct pv_ah *pv_create_ah(struct pv_pd *pd, struct pv_ah_attr *attr);
 
@@ -865,7 +866,12 @@ PV_EXPORT int pv_destroy_ah(struct pv_ah *ah);
 /**
  * Fill an AH attribute from a received UD completion and its GRH
  * (ibv_init_ah_from_wc(3)).
- * @return 0, or -1 with errno: EINVAL NULL argument or missing GRH on RoCE.
+ * On RoCE the GRH buffer holds the IPv6 header, or for IPv4 20 unused bytes
+ * then the IPv4 header (recognised by version, IHL 5 and checksum); the
+ * reply's sgid_index is the local GID the packet was sent to.
+ * @return 0, or -1 with errno: EINVAL NULL argument, bad port, missing GRH on
+ *         RoCE, multicast destination; ENOENT the destination GID is not in
+ *         the port's GID table.
  */
 PV_EXPORT int pv_init_ah_from_wc(struct pv_context *context, uint8_t port_num,
 				 struct pv_wc *wc, struct pv_grh *grh,
@@ -885,7 +891,10 @@ PV_EXPORT struct pv_ah *pv_create_ah_from_wc(struct pv_pd *pd, struct pv_wc *wc,
  */
 PV_EXPORT struct pv_comp_channel *pv_create_comp_channel(struct pv_context *context);
 
-/** Destroy a channel (ibv_destroy_comp_channel(3)); 0, EINVAL, or EBUSY CQs use it. */
+/**
+ * Destroy a channel (ibv_destroy_comp_channel(3)).
+ * @return 0, or a positive errno: EINVAL NULL channel; EBUSY CQs use it.
+ */
 PV_EXPORT int pv_destroy_comp_channel(struct pv_comp_channel *channel);
 
 /**
@@ -908,7 +917,9 @@ PV_EXPORT int pv_resize_cq(struct pv_cq *cq, int cqe);
 
 /**
  * Destroy a completion queue (ibv_destroy_cq(3)).
- * @return 0, or a positive errno: EINVAL NULL cq; EBUSY a QP or SRQ uses it.
+ * Completion events of @p cq raised but not yet read from its channel are
+ * dropped (as the kernel does); events already read need no ack.
+ * @return 0, or a positive errno: EINVAL NULL cq; EBUSY a QP uses it.
  */
 PV_EXPORT int pv_destroy_cq(struct pv_cq *cq);
 
@@ -919,7 +930,8 @@ PV_EXPORT int pv_destroy_cq(struct pv_cq *cq);
  * (pv_poll_cq() or pv_progress()) for events to be raised; softroce raises
  * them from its progress loop, so a single-threaded caller uses the
  * non-blocking form plus pv_progress().
- * @return 0 with *cq_p and *cq_context_p set, or -1 with errno set.
+ * @return 0 with *cq_p and *cq_context_p set, or -1 with errno: EINVAL NULL
+ *         argument, EAGAIN non-blocking fd and no event, or read()'s errno.
  */
 PV_EXPORT int pv_get_cq_event(struct pv_comp_channel *channel, struct pv_cq **cq_p,
 			      void **cq_context_p);
@@ -942,11 +954,13 @@ PV_EXPORT struct pv_srq *pv_create_srq(struct pv_pd *pd, struct pv_srq_init_attr
 /**
  * Modify an SRQ (ibv_modify_srq(3)): PV_SRQ_MAX_WR resizes, PV_SRQ_LIMIT arms
  * the limit event.
- * @return 0, or a positive errno: EINVAL bad mask or values.
+ * @return 0, or a positive errno: EINVAL NULL argument, mask 0 or unknown
+ *         bits, max_wr 0 or > max_srq_wr, srq_limit > max_wr (the new one
+ *         when both are set); the driver's errno (EOPNOTSUPP no resize).
  */
 PV_EXPORT int pv_modify_srq(struct pv_srq *srq, struct pv_srq_attr *srq_attr, int srq_attr_mask);
 
-/** Query an SRQ (ibv_query_srq(3)); 0 or a positive errno. */
+/** Query an SRQ (ibv_query_srq(3)); 0, EINVAL NULL argument, or the driver's errno. */
 PV_EXPORT int pv_query_srq(struct pv_srq *srq, struct pv_srq_attr *srq_attr);
 
 /** Destroy an SRQ (ibv_destroy_srq(3)); 0, EINVAL, or EBUSY a QP uses it. */
@@ -959,10 +973,11 @@ PV_EXPORT int pv_destroy_srq(struct pv_srq *srq);
 /**
  * Create a queue pair in RESET (ibv_create_qp(3)). The calling thread becomes
  * the QP's owner. qp_init_attr->cap is updated with the granted sizes.
- * @return The QP; NULL with errno: EINVAL NULL pd/CQs, CQs of another
- *         context, caps beyond query_device limits (max_qp_wr, max_sge,
- *         max_inline_data), unknown qp_type; ENOMEM; EOPNOTSUPP a QP type
- *         the driver does not implement.
+ * @return The QP; NULL with errno: EINVAL NULL pd/CQs, CQs or SRQ of another
+ *         context, SRQ with a type other than RC or UD, caps beyond
+ *         query_device limits (max_qp_wr, max_sge, max_inline_data; receive
+ *         caps are ignored with an SRQ), unknown qp_type; ENOMEM; EOPNOTSUPP
+ *         a QP type the driver does not implement.
  */
 PV_EXPORT struct pv_qp *pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr);
 
@@ -970,27 +985,40 @@ PV_EXPORT struct pv_qp *pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *q
  * Modify a queue pair (ibv_modify_qp(3)). lib/verbs checks the transition
  * and the required/optional attr_mask bits for the QP type (IBTA vol. 1,
  * 10.3 and table 91) before the driver sees it.
+ * Without PV_QP_STATE the QP stays in its state (e.g. RTS -> RTS). Any state
+ * may go to RESET or ERR; SQE -> RTS is for UC and UD only. On success with
+ * PV_QP_STATE, qp->state becomes attr->qp_state.
  * @return 0, or a positive errno: EINVAL illegal transition, missing required
- *         or forbidden optional attribute, value out of range (path_mtu,
- *         max_rd_atomic, timeout > 31, retry_cnt > 7, rnr_retry > 7,
- *         min_rnr_timer > 31, port_num, pkey_index); ENOMEM; the driver's errno.
+ *         or forbidden optional attribute, PV_QP_CUR_STATE not matching
+ *         qp->state, value out of range (path_mtu not 1..5, max_rd_atomic >
+ *         max_qp_init_rd_atom, max_dest_rd_atomic > max_qp_rd_atom,
+ *         timeout/alt_timeout > 31, retry_cnt > 7, rnr_retry > 7,
+ *         min_rnr_timer > 31, port_num, pkey_index >= max_pkeys, unknown
+ *         qp_access_flags, PSN or dest_qp_num beyond 24 bits, AV failing
+ *         pv_create_ah()'s checks); the driver's errno (ENOMEM ...).
  */
 PV_EXPORT int pv_modify_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 
 /**
- * Query a queue pair (ibv_query_qp(3)).
- * @return 0, or a positive errno: EINVAL NULL argument.
+ * Query a queue pair (ibv_query_qp(3)). With PV_QP_STATE in @p attr_mask,
+ * qp->state is refreshed from the driver's answer.
+ * @return 0, or a positive errno: EINVAL NULL argument; the driver's errno
+ *         (EOPNOTSUPP the driver cannot query).
  */
 PV_EXPORT int pv_query_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
 			  struct pv_qp_init_attr *init_attr);
 
-/** Destroy a queue pair (ibv_destroy_qp(3)); 0 or EINVAL. */
+/** Destroy a queue pair (ibv_destroy_qp(3)); 0, EINVAL NULL qp, or the driver's errno. */
 PV_EXPORT int pv_destroy_qp(struct pv_qp *qp);
 
-/** Attach a UD QP to a multicast group (ibv_attach_mcast(3)); EOPNOTSUPP if unsupported. */
+/**
+ * Attach a UD QP to a multicast group (ibv_attach_mcast(3)).
+ * @return 0, or a positive errno: EINVAL NULL argument, not a UD QP, @p gid
+ *         not multicast (ff00::/8); EOPNOTSUPP the driver has no multicast.
+ */
 PV_EXPORT int pv_attach_mcast(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
 
-/** Detach a UD QP from a multicast group (ibv_detach_mcast(3)). */
+/** Detach a UD QP from a multicast group (ibv_detach_mcast(3)); errors as attach. */
 PV_EXPORT int pv_detach_mcast(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
 
 /* ---------------------------------------------------------------------- */
