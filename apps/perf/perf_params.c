@@ -59,7 +59,8 @@ perf_usage(FILE *f, const char *prog)
 "  -p, --port=<port>         TCP port of the address exchange (default %d)\n"
 "  -d, --ib-dev=<dev>        device (default: the first one)\n"
 "  -i, --ib-port=<port>      device port (default 1)\n"
-"  -x, --gid-index=<index>   source GID index (default 0)\n"
+"  -x, --gid-index=<index>   source GID index (default: the first IPv4-mapped\n"
+"                            GID on Ethernet, as perftest; else 0)\n"
 "  -m, --mtu=<bytes>         path MTU 256..4096 (default: port's active MTU)\n"
 "  -s, --size=<bytes>        message size (default %d for BW, %d for latency)\n"
 "  -a, --all                 run sizes 2 B .. 8 MiB\n"
@@ -171,6 +172,7 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 	p->tcp_port = PERF_DEF_TCP_PORT;
 	p->ib_port = 1;
 	p->inline_size = -1;
+	p->gid_index = -1;
 	p->report_gbits = 1;
 	p->post_list = 1;
 	p->rx_depth = PERF_DEF_RX_DEPTH;

@@ -127,6 +127,26 @@ perf_find_device(struct pv_device **list, int n, const char *name)
 	return NULL;
 }
 
+/*
+ * As perftest without -x: on Ethernet, the first IPv4-mapped GID
+ * (::ffff:a.b.c.d, RoCEv2 over IPv4); otherwise, or if there is none, 0.
+ */
+static int
+perf_gid_auto(struct perf_run *r)
+{
+	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	union pv_gid g;
+	int i;
+
+	if (r->port_attr.link_layer != PV_LINK_LAYER_ETHERNET)
+		return 0;
+	for (i = 0; i < r->port_attr.gid_tbl_len; i++)
+		if (pv_query_gid(r->ctx, r->p.ib_port, i, &g) == 0 &&
+		    memcmp(g.raw, v4map, sizeof(v4map)) == 0)
+			return i;
+	return 0;
+}
+
 static int
 perf_res_buf_alloc(struct perf_run *r)
 {
@@ -194,6 +214,8 @@ perf_res_init(struct perf_run *r)
 		fprintf(stderr, "pv-perf: query device/port %u: %s\n", p->ib_port, strerror(ret));
 		return -ret;
 	}
+	if (p->gid_index < 0)
+		p->gid_index = perf_gid_auto(r);
 	if (pv_query_gid(r->ctx, p->ib_port, p->gid_index, &gid) != 0) {
 		fprintf(stderr, "pv-perf: GID index %d: %s\n", p->gid_index, strerror(errno));
 		return -errno;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "pv_app_eal.h"
 
@@ -42,12 +41,36 @@ pv_app_hugepages_usable(void)
 	return mounted && free_pages * page_kb >= PV_APP_MIN_HUGE_KB;
 }
 
+/*
+ * Nonzero when some process listens on the unix socket @p path. Read from
+ * /proc/net/unix (flag __SO_ACCEPTCON, 0x10000): connecting to find out
+ * would upset the memif server, and a stale socket file proves nothing.
+ */
+static int
+pv_app_sock_listening(const char *path)
+{
+	char line[512], p[256];
+	unsigned long flags;
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/net/unix", "r");
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, p) == 2 &&
+		    (flags & 0x10000) != 0 && strcmp(p, path) == 0)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
 int
 pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *prog,
 		   char **eal)
 {
 	static char lcore[8], prefix[64], vdev[192], pvdev[128], sock[96];
-	struct stat st;
 	int i, n = 0;
 
 	snprintf(sock, sizeof(sock), "/tmp/pv-%s-%u.sock", app, tcp_port);
@@ -59,6 +82,7 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=%s",
 		 server ? PV_APP_SERVER_IP : PV_APP_CLIENT_IP);
 	eal[n++] = (char *)prog;
+	eal[n++] = "--no-pci";
 	eal[n++] = "-l";
 	eal[n++] = lcore;
 	eal[n++] = prefix;
@@ -80,8 +104,11 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 	if (server) {
 		unlink(sock);	/* stale from a killed run */
 	} else {
-		/* the memif client needs the server's socket when it is probed */
-		for (i = 0; i < PV_APP_SOCKET_WAIT_S * 10 && stat(sock, &st) != 0; i++)
+		/*
+		 * The memif client connects once, when it is probed: wait until
+		 * the server listens (a stale socket file is not enough).
+		 */
+		for (i = 0; i < PV_APP_SOCKET_WAIT_S * 10 && !pv_app_sock_listening(sock); i++)
 			usleep(100000);
 	}
 	return n;

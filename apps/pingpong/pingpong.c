@@ -113,7 +113,7 @@ pp_connect_ctx(struct pp_ctx *ctx, int port, int my_psn, enum pv_mtu mtu, int sl
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify QP to RTR\n");
 		if (!attr.ah_attr.is_global)
-			fprintf(stderr, "(RoCE needs a GID on both sides: give -g <gid index>)\n");
+			fprintf(stderr, "(RoCE needs a GID on both sides: -g <index of an IPv4-mapped GID>, 1 on softroce)\n");
 		return 1;
 	}
 	attr.qp_state = PV_QPS_RTS;
