@@ -93,6 +93,7 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 		eal[n++] = "-m";
 		eal[n++] = PV_APP_NOHUGE_MEM_MB;
 	}
+	eal[n++] = "--log-level=*:warning";
 	eal[n++] = vdev;
 	eal[n++] = pvdev;
 	eal[n] = NULL;

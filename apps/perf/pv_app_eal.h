@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define PV_APP_EAL_MAX_ARGS	16
+#define PV_APP_EAL_MAX_ARGS	16	/* what pv_app_eal_default() may fill */
 #define PV_APP_SERVER_IP	"10.99.0.1"
 #define PV_APP_CLIENT_IP	"10.99.0.2"
 

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 pollverbs authors
+#
+# pv-perf (write_bw, read_bw, send_bw, write_lat, send_lat, read_lat with
+# --verify) and pv-pingpong (-c) between two processes over net_memif on
+# softroce. Every run must exit 0 on both sides and print its table; the
+# --verify runs must report every byte correct. Exit 77 (skip) when the
+# softroce device cannot be created here.
+#
+# usage: test_perf_memif.sh PV_PERF PV_PINGPONG
+set -uo pipefail
+
+perf=$1
+pingpong=$2
+tag=pvit-$$
+sock=/tmp/$tag.sock
+port=$((20000 + $$ % 20000))
+logdir=$(mktemp -d /tmp/$tag.XXXXXX)
+spid=""
+fails=0
+runs=0
+
+cleanup() {
+	if [ -n "$spid" ] && kill -0 "$spid" 2>/dev/null; then
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+	fi
+	rm -f "$sock"
+	[ "$fails" -eq 0 ] && rm -rf "$logdir"
+}
+trap cleanup EXIT
+
+eal() {	# eal ROLE IP LCORE
+	echo "-l $3 --no-pci --no-huge -m 512 --file-prefix=$tag-$1" \
+		"--log-level=*:warning" \
+		"--vdev=net_memif0,role=$1,socket=$sock,socket-abstract=no" \
+		"--pv-dev=softroce:port=net_memif0,ip=$2"
+}
+
+# pair NAME BINARY CHECK_REGEX ARGS...: run server and client, check both
+pair() {
+	local name=$1 bin=$2 want=$3 slog clog crc src i
+	shift 3
+	slog=$logdir/$name.server
+	clog=$logdir/$name.client
+	runs=$((runs + 1))
+	rm -f "$sock"
+	# shellcheck disable=SC2046
+	"$bin" $(eal server 10.99.0.1 0) -- "$@" -p "$port" >"$slog" 2>&1 &
+	spid=$!
+	for i in $(seq 200); do
+		grep -q ' pv_init(): \|Waiting for client\|local address' "$slog" 2>/dev/null && break
+		[ -S "$sock" ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q 'pv_init: \|no device\|bad devargs' "$slog"; then
+		echo "skip: softroce device not available here:"
+		cat "$slog"
+		exit 77
+	fi
+	sleep 0.3
+	# shellcheck disable=SC2046
+	timeout 60 "$bin" $(eal client 10.99.0.2 1) -- "$@" -p "$port" 127.0.0.1 \
+		>"$clog" 2>&1
+	crc=$?
+	for i in $(seq 100); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$spid" 2>/dev/null; then
+		kill "$spid"
+		wait "$spid" 2>/dev/null
+		src=124
+	else
+		wait "$spid"
+		src=$?
+	fi
+	spid=""
+	port=$((port + 1))
+	if [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] && grep -Eq "$want" "$clog" &&
+		grep -Eq "$want" "$slog"; then
+		echo "ok: $name"
+		grep -E "$want" "$clog" | sed 's/^/    /'
+		return
+	fi
+	fails=$((fails + 1))
+	echo "FAIL: $name (client exit $crc, server exit $src)"
+	echo "--- server ---"
+	tail -n 20 "$slog"
+	echo "--- client ---"
+	tail -n 20 "$clog"
+}
+
+ok='every byte checked, all correct'
+pair write_bw "$perf" "$ok" write_bw --verify --sizes=1,4096,65536 -n 200
+pair read_bw "$perf" "$ok" read_bw --verify --sizes=4096,65536 -n 200
+pair send_bw "$perf" "$ok" send_bw --verify --sizes=1,4096,65536 -n 200
+pair write_lat "$perf" "$ok" write_lat --verify --sizes=2,8,4096 -n 200
+pair send_lat "$perf" "$ok" send_lat --verify --sizes=8,4096 -n 200
+pair read_lat "$perf" "$ok" read_lat --verify -s 64 -n 200
+pair pingpong "$pingpong" 'iters in .* usec/iter' -g 1 -c -n 200 -s 4096
+
+echo "$((runs - fails)) of $runs runs passed"
+[ "$fails" -eq 0 ]

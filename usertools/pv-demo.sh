@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 pollverbs authors
+#
+# The main demo (make demo): pv-perf over softroce between two processes on
+# this machine, one lcore each (server -l 0, client -l 1), joined by a
+# net_memif pair. Prints perftest's tables for write_bw, read_bw and send_bw
+# at 4 KiB, 64 KiB and 1 MiB, send_lat at 8 B and the write message rate at
+# 8 B with post lists of 32.
+#
+# Memory: hugepages when there are (or, as root, when 1 GiB of 2 MiB pages
+# can be reserved; released again at exit), else --no-huge -m 1024.
+#
+# usage: usertools/pv-demo.sh [BUILD_DIR]
+#   PV_DEMO_PORT   TCP port of the address exchange (default 18515)
+#   PV_DEMO_ITERS  iterations of the bandwidth runs (default 5000, as perftest)
+#   PV_DEMO_NO_HUGE=1  do not use or reserve hugepages
+set -uo pipefail
+
+build=${1:-build}
+perf=$build/apps/pv-perf
+port=${PV_DEMO_PORT:-18515}
+iters=${PV_DEMO_ITERS:-5000}
+sock=/tmp/pv-demo-$$.sock
+logdir=$(mktemp -d /tmp/pv-demo.XXXXXX)
+hp_sys=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+hp_prev=""
+hp_mounted=""
+spid=""
+failed=0
+
+say() { printf 'pv-demo: %s\n' "$*"; }
+
+cleanup() {
+	if [ -n "$spid" ] && kill -0 "$spid" 2>/dev/null; then
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+	fi
+	rm -f "$sock"
+	if [ -n "$hp_mounted" ]; then
+		umount "$hp_mounted" 2>/dev/null
+	fi
+	if [ -n "$hp_prev" ]; then
+		echo "$hp_prev" > "$hp_sys" 2>/dev/null
+		say "released the hugepages reserved for the demo"
+	fi
+	if [ "$failed" -eq 0 ]; then
+		rm -rf "$logdir"
+	else
+		say "logs kept in $logdir"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ ! -x "$perf" ]; then
+	say "$perf not found: build first (make build)"
+	exit 1
+fi
+
+hp_free_kb() {
+	awk '/^HugePages_Free:/ { f = $2 } /^Hugepagesize:/ { s = $2 } END { print f * s }' \
+		/proc/meminfo
+}
+
+hp_mounted_any() {
+	grep -q ' hugetlbfs ' /proc/mounts
+}
+
+# Decide the memory arguments; reserve 2 MiB pages when we can.
+mem_args=(--no-huge -m 1024)
+mem_desc="--no-huge -m 1024 (no hugepages)"
+need_kb=$((1024 * 1024))
+if [ "${PV_DEMO_NO_HUGE:-0}" = 1 ]; then
+	mem_desc="--no-huge -m 1024 (PV_DEMO_NO_HUGE=1)"
+elif hp_mounted_any && [ "$(hp_free_kb)" -ge "$need_kb" ]; then
+	mem_args=(--huge-unlink)
+	mem_desc="hugepages already reserved on this machine"
+elif command -v dpdk-hugepages.py >/dev/null 2>&1 &&
+	dpdk-hugepages.py -p 2M --setup 1G >/dev/null 2>&1 &&
+	[ "$(hp_free_kb)" -ge "$need_kb" ]; then
+	mem_args=(--huge-unlink)
+	mem_desc="1 GiB of 2 MiB hugepages (dpdk-hugepages.py -p 2M --setup 1G)"
+elif [ "$(id -u)" = 0 ] && [ -w "$hp_sys" ]; then
+	hp_prev=$(cat "$hp_sys")
+	echo $((hp_prev + 512)) > "$hp_sys" 2>/dev/null
+	if ! hp_mounted_any; then
+		mkdir -p /dev/hugepages &&
+			mount -t hugetlbfs -o pagesize=2M nodev /dev/hugepages 2>/dev/null &&
+			hp_mounted=/dev/hugepages
+	fi
+	if hp_mounted_any && [ "$(hp_free_kb)" -ge "$need_kb" ]; then
+		mem_args=(--huge-unlink)
+		mem_desc="1 GiB of 2 MiB hugepages, reserved for the demo"
+	else
+		mem_desc="--no-huge -m 1024 (reserving 2 MiB hugepages failed)"
+		[ -n "$hp_mounted" ] && umount "$hp_mounted" 2>/dev/null
+		hp_mounted=""
+		echo "$hp_prev" > "$hp_sys" 2>/dev/null
+		hp_prev=""
+	fi
+fi
+say "memory: $mem_desc"
+
+client_lcore=1
+[ "$(nproc)" -lt 2 ] && client_lcore=0
+say "server: lcore 0, net_memif server, 10.99.0.1; client: lcore $client_lcore," \
+	"net_memif client, 10.99.0.2; memif socket $sock"
+
+# run_pair NAME TEST ARGS...: server and client of one pv-perf test
+run_pair() {
+	local name=$1 slog clog crc src i
+	shift
+	slog=$logdir/$name.server
+	clog=$logdir/$name.client
+	rm -f "$sock"
+	"$perf" -l 0 --no-pci --file-prefix=pv-demo-s-$$ "${mem_args[@]}" \
+		--vdev=net_memif0,role=server,socket=$sock,socket-abstract=no \
+		--pv-dev=softroce:port=net_memif0,ip=10.99.0.1 \
+		-- "$@" -p "$port" >"$slog" 2>&1 &
+	spid=$!
+	# the server listens on the memif socket once it prints this
+	for i in $(seq 200); do
+		grep -q 'Waiting for client' "$slog" 2>/dev/null && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	timeout 150 "$perf" -l "$client_lcore" --no-pci --file-prefix=pv-demo-c-$$ \
+		"${mem_args[@]}" \
+		--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no \
+		--pv-dev=softroce:port=net_memif0,ip=10.99.0.2 \
+		-- "$@" -p "$port" 127.0.0.1 >"$clog" 2>&1
+	crc=$?
+	for i in $(seq 100); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$spid" 2>/dev/null; then
+		kill "$spid" 2>/dev/null
+		src=124
+		wait "$spid" 2>/dev/null
+	else
+		wait "$spid"
+		src=$?
+	fi
+	spid=""
+	echo
+	say "pv-perf $* (client side; the server printed the same table)"
+	sed -n '/^-----/,$p' "$clog"
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		say "FAILED: $name (client exit $crc, server exit $src)"
+		echo "--- server log (last lines) ---"
+		tail -n 15 "$slog"
+		echo "--- client log (last lines) ---"
+		tail -n 15 "$clog"
+		failed=1
+	fi
+}
+
+start=$(date +%s)
+sizes=4096,65536,1048576
+run_pair write_bw write_bw --sizes=$sizes -n "$iters"
+run_pair read_bw read_bw --sizes=$sizes -n "$iters"
+run_pair send_bw send_bw --sizes=$sizes -n "$iters"
+run_pair send_lat send_lat -s 8
+run_pair write_rate write_bw -s 8 -l 32 -n 100000
+echo
+if [ "$failed" -ne 0 ]; then
+	say "some runs failed ($(( $(date +%s) - start )) s)"
+	exit 1
+fi
+say "all runs passed ($(( $(date +%s) - start )) s)"
