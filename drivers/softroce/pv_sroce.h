@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/**
+ * @file
+ * softroce driver extras for in-tree tools and tests: per-port counters and
+ * deterministic fault injection. Not part of the verbs API; the symbols are
+ * hidden in libpollverbs.so and reachable from in-tree (static) users only.
+ */
+
+#ifndef PV_DRIVERS_SOFTROCE_PV_SROCE_H
+#define PV_DRIVERS_SOFTROCE_PV_SROCE_H
+
+#include <stdint.h>
+
+#include "pv_verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Per-port counters of a softroce device (frames unless said otherwise). */
+struct pv_sroce_stats {
+	uint64_t rx_pkts;		/**< RoCEv2 frames received and accepted */
+	uint64_t tx_pkts;		/**< frames handed to the PMD */
+	uint64_t rx_drop_icrc;		/**< dropped: bad ICRC */
+	uint64_t rx_drop_hdr;		/**< dropped: malformed header */
+	uint64_t rx_drop_qpn;		/**< dropped: unknown destination QPN */
+	uint64_t rx_drop_state;		/**< dropped: QP state does not accept it */
+	uint64_t rx_drop_other;		/**< dropped: not RoCEv2/ARP, not for us, multi-segment */
+	uint64_t rx_drop_fault;		/**< dropped by fault injection (RX) */
+	uint64_t tx_drop_fault;		/**< dropped by fault injection (TX) */
+	uint64_t tx_nombuf;		/**< mbuf allocation failures */
+	uint64_t arp_rx;		/**< ARP frames received */
+	uint64_t arp_tx;		/**< ARP requests and replies sent */
+	uint64_t retransmits;		/**< go-back-N restarts (timeout, NAK, RNR) */
+	uint64_t timeouts;		/**< local ACK timeouts */
+	uint64_t seq_naks_tx;		/**< PSN sequence error NAKs sent */
+	uint64_t seq_naks_rx;
+	uint64_t rnr_naks_tx;
+	uint64_t rnr_naks_rx;
+	uint64_t err_naks_tx;		/**< invalid request / access / operational NAKs sent */
+	uint64_t err_naks_rx;
+	uint64_t dup_reqs;		/**< duplicate requests received (re-ACKed or replayed) */
+	uint64_t acks_tx;
+};
+
+/**
+ * Deterministic fault injection, applied to RoCEv2 frames only (ARP is never
+ * touched). Counters start at the call of pv_sroce_fault_set(). A zero field
+ * disables that fault.
+ */
+struct pv_sroce_fault {
+	uint32_t drop_tx_every;		/**< drop every Nth transmitted frame */
+	uint32_t drop_rx_every;		/**< drop every Nth received frame */
+	uint32_t dup_rx_every;		/**< process every Nth received frame twice */
+	uint32_t drop_tx_all;		/**< nonzero: drop every transmitted frame (dead link) */
+	uint32_t drop_rx_all;		/**< nonzero: drop every received frame */
+	/**
+	 * Drop each transmitted frame with probability 1/N, from a fixed-seed
+	 * generator (same sequence every run). Periodic drops (drop_tx_every)
+	 * can lock into go-back-N's retransmission period and drop the same
+	 * PSN forever; this does not.
+	 */
+	uint32_t drop_tx_one_in;
+	uint32_t drop_rx_one_in;	/**< same for received frames */
+};
+
+/**
+ * Read the counters of the softroce device of @p context.
+ * @return 0, -EINVAL NULL argument or not a softroce context.
+ * Thread: the owner of the device's queues (counters are not atomic).
+ */
+int pv_sroce_stats_get(struct pv_context *context, struct pv_sroce_stats *stats);
+
+/**
+ * Set (replace) the fault injection of the device of @p context and reset
+ * its counters and generator; devargs drop_tx_every, drop_rx_every,
+ * dup_rx_every, drop_tx_one_in, drop_rx_one_in set the same fields at probe.
+ * @return 0, -EINVAL NULL argument or not a softroce context.
+ * Thread: the owner of the device's queues.
+ */
+int pv_sroce_fault_set(struct pv_context *context, const struct pv_sroce_fault *fault);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PV_DRIVERS_SOFTROCE_PV_SROCE_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Completion queues: a power-of-two ring of pv_wc written by the engine and
+ * read by poll_cq, both on the owner thread (no atomics). poll_cq first runs
+ * the device's progress so a polling loop drives the whole protocol.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_malloc.h>
+
+#include "sroce_priv.h"
+
+static int
+sroce_cq_poll(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+{
+	struct sroce_cq *cq = sroce_cq(ibcq);
+	uint32_t n, i;
+
+	pv_sroce_dev_progress(cq->dev);
+	n = cq->prod - cq->cons;
+	if (n > (uint32_t)num_entries)
+		n = num_entries > 0 ? (uint32_t)num_entries : 0;
+	for (i = 0; i < n; i++)
+		wc[i] = cq->ring[(cq->cons + i) & cq->mask];
+	cq->cons += n;
+	return (int)n;
+}
+
+static int
+sroce_cq_req_notify(struct pv_cq *ibcq, int solicited_only)
+{
+	struct sroce_cq *cq = sroce_cq(ibcq);
+
+	if (ibcq->channel == NULL)
+		return EINVAL;
+	cq->solicited_only = solicited_only != 0;
+	ibcq->armed = 1;
+	return 0;
+}
+
+void
+pv_sroce_cq_event(struct sroce_cq *cq, int solicited)
+{
+	if (!cq->ibcq.armed)
+		return;
+	if (cq->solicited_only && !solicited)
+		return;
+	pv_cq_event_raise(&cq->ibcq);
+}
+
+struct pv_cq *
+pv_sroce_cq_create(struct pv_context *context, int cqe,
+		   struct pv_comp_channel *channel __rte_unused, int comp_vector __rte_unused)
+{
+	struct sroce_dev *dev = sroce_dev_of(context);
+	struct sroce_cq *cq;
+	uint32_t n;
+
+	if (cqe < 1 || cqe > SROCE_MAX_CQE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (dev->nb_cq >= SROCE_MAX_CQ) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	n = rte_align32pow2((uint32_t)cqe);
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->ring = rte_zmalloc("sroce_cq", sizeof(*cq->ring) * n, RTE_CACHE_LINE_SIZE);
+	if (cq->ring == NULL) {
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->dev = dev;
+	cq->mask = n - 1;
+	cq->ibcq.cqe = (int)n;
+	cq->ibcq.fp_poll_cq = sroce_cq_poll;
+	cq->ibcq.fp_req_notify_cq = sroce_cq_req_notify;
+	dev->nb_cq++;
+	return &cq->ibcq;
+}
+
+int
+pv_sroce_cq_resize(struct pv_cq *ibcq, int cqe)
+{
+	struct sroce_cq *cq = sroce_cq(ibcq);
+	uint32_t n, held = cq->prod - cq->cons, i;
+	struct pv_wc *ring;
+
+	if (cqe < 1 || cqe > SROCE_MAX_CQE || (uint32_t)cqe < held)
+		return EINVAL;
+	n = rte_align32pow2((uint32_t)cqe);
+	ring = rte_zmalloc("sroce_cq", sizeof(*ring) * n, RTE_CACHE_LINE_SIZE);
+	if (ring == NULL)
+		return ENOMEM;
+	for (i = 0; i < held; i++)
+		ring[i] = cq->ring[(cq->cons + i) & cq->mask];
+	rte_free(cq->ring);
+	cq->ring = ring;
+	cq->cons = 0;
+	cq->prod = held;
+	cq->mask = n - 1;
+	ibcq->cqe = (int)n;
+	return 0;
+}
+
+int
+pv_sroce_cq_destroy(struct pv_cq *ibcq)
+{
+	struct sroce_cq *cq = sroce_cq(ibcq);
+
+	cq->dev->nb_cq--;
+	rte_free(cq->ring);
+	free(cq);
+	return 0;
+}

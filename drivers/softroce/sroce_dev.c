@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * softroce devices: devargs, ethdev port set-up, contexts, queries, driver
+ * registration.
+ *
+ * --pv-dev=softroce:port=<ethdev name>,ip=A.B.C.D[,mac=..][,mtu=N][,pcap=FILE]
+ *                   [,icrc=0|1][,arp_timeout_ms=N][,drop_tx_every=N]
+ *                   [,drop_rx_every=N][,dup_rx_every=N][,drop_tx_one_in=N]
+ *                   [,drop_rx_one_in=N]
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_string_fns.h>
+
+#include "sroce_priv.h"
+
+RTE_LOG_REGISTER_DEFAULT(pv_sroce_logtype, NOTICE);
+
+static struct sroce_dev *sroce_devs[SROCE_MAX_DEVS];
+static int sroce_nb_devs;
+
+struct sroce_devargs {
+	char port[RTE_ETH_NAME_MAX_LEN];
+	char pcap[256];
+	uint32_t ip;
+	struct rte_ether_addr mac;
+	int has_ip, has_mac;
+	uint32_t mtu;
+	int icrc;
+	uint32_t arp_timeout_ms;
+	struct pv_sroce_fault fault;
+};
+
+static int
+sroce_parse_u32(const char *value, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(value, &end, 0);
+	if (errno != 0 || *value == '\0' || *end != '\0' || v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int
+sroce_devarg_kv(const char *key, const char *value, void *opaque)
+{
+	struct sroce_devargs *a = opaque;
+	uint32_t v;
+
+	if (strcmp(key, "port") == 0) {
+		if (rte_strscpy(a->port, value, sizeof(a->port)) < 0)
+			return -EINVAL;
+	} else if (strcmp(key, "ip") == 0) {
+		struct in_addr in;
+
+		if (inet_pton(AF_INET, value, &in) != 1)
+			return -EINVAL;
+		a->ip = in.s_addr;
+		a->has_ip = 1;
+	} else if (strcmp(key, "mac") == 0) {
+		if (rte_ether_unformat_addr(value, &a->mac) != 0)
+			return -EINVAL;
+		a->has_mac = 1;
+	} else if (strcmp(key, "mtu") == 0) {
+		if (sroce_parse_u32(value, &a->mtu) != 0 || a->mtu < 256 + 80 ||
+		    a->mtu > 9600)
+			return -EINVAL;
+	} else if (strcmp(key, "pcap") == 0) {
+		if (rte_strscpy(a->pcap, value, sizeof(a->pcap)) < 0)
+			return -EINVAL;
+	} else if (strcmp(key, "icrc") == 0) {
+		if (sroce_parse_u32(value, &v) != 0 || v > 1)
+			return -EINVAL;
+		a->icrc = v;
+	} else if (strcmp(key, "arp_timeout_ms") == 0) {
+		if (sroce_parse_u32(value, &a->arp_timeout_ms) != 0)
+			return -EINVAL;
+	} else if (strcmp(key, "drop_tx_every") == 0) {
+		if (sroce_parse_u32(value, &a->fault.drop_tx_every) != 0)
+			return -EINVAL;
+	} else if (strcmp(key, "drop_rx_every") == 0) {
+		if (sroce_parse_u32(value, &a->fault.drop_rx_every) != 0)
+			return -EINVAL;
+	} else if (strcmp(key, "drop_tx_one_in") == 0) {
+		if (sroce_parse_u32(value, &a->fault.drop_tx_one_in) != 0)
+			return -EINVAL;
+	} else if (strcmp(key, "drop_rx_one_in") == 0) {
+		if (sroce_parse_u32(value, &a->fault.drop_rx_one_in) != 0)
+			return -EINVAL;
+	} else if (strcmp(key, "dup_rx_every") == 0) {
+		if (sroce_parse_u32(value, &a->fault.dup_rx_every) != 0)
+			return -EINVAL;
+	} else {
+		SROCE_LOG(ERR, "unknown devarg \"%s\"", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* rxe: the largest IB MTU that fits in the Ethernet MTU minus the headers */
+static enum pv_mtu
+sroce_mtu_from_eth(uint32_t eth_mtu)
+{
+	int v = (int)eth_mtu - 80;	/* IPv4 + UDP + BTH + RETH/AtomicETH + ICRC, rounded */
+
+	if (v >= 4096)
+		return PV_MTU_4096;
+	if (v >= 2048)
+		return PV_MTU_2048;
+	if (v >= 1024)
+		return PV_MTU_1024;
+	if (v >= 512)
+		return PV_MTU_512;
+	return PV_MTU_256;
+}
+
+static void
+sroce_gid_init(struct sroce_dev *dev)
+{
+	uint8_t *g0 = dev->gid[0].raw, *g1 = dev->gid[1].raw;
+	const uint8_t *m = dev->mac.addr_bytes;
+
+	/* index 0: IPv6 link-local from the MAC's modified EUI-64 (RFC 4291) */
+	memset(g0, 0, 16);
+	g0[0] = 0xfe;
+	g0[1] = 0x80;
+	g0[8] = m[0] ^ 0x02;
+	g0[9] = m[1];
+	g0[10] = m[2];
+	g0[11] = 0xff;
+	g0[12] = 0xfe;
+	g0[13] = m[3];
+	g0[14] = m[4];
+	g0[15] = m[5];
+	/* index 1: IPv4-mapped ::ffff:a.b.c.d, the RoCEv2 GID apps use */
+	memset(g1, 0, 16);
+	g1[10] = 0xff;
+	g1[11] = 0xff;
+	memcpy(&g1[12], &dev->ip, 4);
+	/* node GUID = the EUI-64 (interface id of GID 0) */
+	memcpy(&dev->ibdev.node_guid, &g0[8], 8);
+}
+
+static int
+sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint16_t nb_rxd = SROCE_NB_RXD, nb_txd = SROCE_NB_TXD;
+	uint16_t mtu;
+	int ret;
+
+	ret = rte_eth_dev_info_get(dev->port_id, &info);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "port %s: dev_info: %s", dev->port_name, rte_strerror(-ret));
+		return ret;
+	}
+	snprintf(name, sizeof(name), "sroce%d_mp", dev->index);
+	dev->mp = rte_pktmbuf_pool_create(name, SROCE_NB_MBUF, SROCE_MBUF_CACHE, 0,
+					  SROCE_MBUF_DATA, rte_eth_dev_socket_id(dev->port_id));
+	if (dev->mp == NULL) {
+		ret = -rte_errno;
+		SROCE_LOG(ERR, "port %s: mbuf pool: %s", dev->port_name, rte_strerror(rte_errno));
+		return ret;
+	}
+	memset(&conf, 0, sizeof(conf));
+	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "port %s: configure: %s", dev->port_name, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(dev->port_id, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		return ret;
+	ret = rte_eth_rx_queue_setup(dev->port_id, 0, nb_rxd, rte_eth_dev_socket_id(dev->port_id),
+				     NULL, dev->mp);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "port %s: rx queue: %s", dev->port_name, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_tx_queue_setup(dev->port_id, 0, nb_txd, rte_eth_dev_socket_id(dev->port_id),
+				     NULL);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "port %s: tx queue: %s", dev->port_name, rte_strerror(-ret));
+		return ret;
+	}
+	if (a->mtu != 0) {
+		ret = rte_eth_dev_set_mtu(dev->port_id, a->mtu);
+		if (ret != 0)
+			SROCE_LOG(INFO, "port %s: set_mtu %u: %s (using it anyway)",
+				  dev->port_name, a->mtu, rte_strerror(-ret));
+		dev->eth_mtu = a->mtu;
+	} else if (rte_eth_dev_get_mtu(dev->port_id, &mtu) == 0 && mtu != 0) {
+		dev->eth_mtu = mtu;
+	} else {
+		dev->eth_mtu = RTE_ETHER_MTU;
+	}
+	ret = rte_eth_dev_start(dev->port_id);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "port %s: start: %s", dev->port_name, rte_strerror(-ret));
+		return ret;
+	}
+	dev->port_started = 1;
+	/* frames for our MAC only on real NICs; virtual ports ignore it */
+	(void)rte_eth_promiscuous_disable(dev->port_id);
+	return 0;
+}
+
+static int
+sroce_pcap_open(struct sroce_dev *dev, const char *path)
+{
+	/* classic pcap, microsecond stamps, link type Ethernet */
+	static const uint32_t hdr[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+
+	dev->pcap = fopen(path, "wb");
+	if (dev->pcap == NULL) {
+		SROCE_LOG(ERR, "pcap %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fwrite(hdr, sizeof(hdr), 1, dev->pcap) != 1) {
+		fclose(dev->pcap);
+		dev->pcap = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+static void
+sroce_dev_free(struct sroce_dev *dev)
+{
+	if (dev->port_started) {
+		(void)rte_eth_dev_stop(dev->port_id);
+		dev->port_started = 0;
+	}
+	while (dev->tx_head != dev->tx_tail) {
+		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
+		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
+	}
+	if (dev->pcap != NULL)
+		fclose(dev->pcap);
+	/* the pool stays: the PMD may still reference mbufs of it until the
+	 * port is closed by EAL cleanup */
+	rte_free(dev);
+}
+
+static int
+sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
+{
+	struct sroce_devargs a;
+	struct sroce_dev *dev;
+	uint16_t port_id;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.icrc = 1;
+	a.arp_timeout_ms = 3000;
+	ret = pv_devargs_parse(args, sroce_devarg_kv, &a);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "bad devargs \"%s\"", args);
+		return -EINVAL;
+	}
+	if (a.port[0] == '\0' || !a.has_ip) {
+		SROCE_LOG(ERR, "devargs \"%s\": port= and ip= are required", args);
+		return -EINVAL;
+	}
+	ret = rte_eth_dev_get_port_by_name(a.port, &port_id);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "no ethdev port \"%s\" (create it with --vdev or before "
+			  "pv_get_device_list())", a.port);
+		return -ENODEV;
+	}
+	dev = rte_zmalloc("sroce_dev", sizeof(*dev), RTE_CACHE_LINE_SIZE);
+	if (dev == NULL)
+		return -ENOMEM;
+	dev->index = index;
+	dev->port_id = port_id;
+	rte_strscpy(dev->port_name, a.port, sizeof(dev->port_name));
+	dev->ip = a.ip;
+	dev->ip_host = rte_be_to_cpu_32(a.ip);
+	dev->verify_icrc = a.icrc;
+	dev->arp_timeout_ms = a.arp_timeout_ms;
+	dev->fault = a.fault;
+	dev->fault_rng = 1;
+	dev->mr_gen = 1;
+	dev->mr_next = 1;
+	if (a.has_mac) {
+		dev->mac = a.mac;
+		(void)rte_eth_dev_default_mac_addr_set(port_id, &dev->mac);
+	} else if (rte_eth_macaddr_get(port_id, &dev->mac) != 0 ||
+		   rte_is_zero_ether_addr(&dev->mac)) {
+		/* the port has none: a locally administered one from the IP */
+		dev->mac.addr_bytes[0] = 0x02;
+		dev->mac.addr_bytes[1] = 0x50;
+		memcpy(&dev->mac.addr_bytes[2], &dev->ip, 4);
+	}
+	ret = sroce_port_setup(dev, &a);
+	if (ret != 0)
+		goto err_free;
+	dev->active_mtu = sroce_mtu_from_eth(dev->eth_mtu);
+	if (a.pcap[0] != '\0') {
+		ret = sroce_pcap_open(dev, a.pcap);
+		if (ret != 0)
+			goto err_free;
+	}
+	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "sroce%d", index);
+	snprintf(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name), "sroce%d", index);
+	snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path), "ethdev:%s", a.port);
+	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path), "ethdev:%s", a.port);
+	dev->ibdev.node_type = PV_NODE_CA;
+	dev->ibdev.transport_type = PV_TRANSPORT_IB;
+	dev->ibdev.driver_data = dev;
+	sroce_gid_init(dev);
+	*dev_p = dev;
+	return 0;
+
+err_free:
+	sroce_dev_free(dev);
+	return ret;
+}
+
+static struct pv_driver *sroce_driver_p;
+
+static int
+sroce_probe(const char *const *devargs, int nb_devargs)
+{
+	int i, ret, added = 0;
+
+	pv_sroce_wire_init();
+	for (i = 0; i < nb_devargs; i++) {
+		struct sroce_dev *dev;
+
+		if (sroce_nb_devs == SROCE_MAX_DEVS) {
+			SROCE_LOG(ERR, "more than %d softroce devices", SROCE_MAX_DEVS);
+			return added > 0 ? added : -ENOSPC;
+		}
+		ret = sroce_dev_probe_one(devargs[i], sroce_nb_devs, &dev);
+		if (ret != 0)
+			continue;
+		ret = pv_device_add(sroce_driver_p, &dev->ibdev);
+		if (ret != 0) {
+			SROCE_LOG(ERR, "%s: registry: %s", dev->ibdev.name, rte_strerror(-ret));
+			sroce_dev_free(dev);
+			continue;
+		}
+		sroce_devs[sroce_nb_devs++] = dev;
+		added++;
+		SROCE_LOG(INFO, "%s: port %s mac " RTE_ETHER_ADDR_PRT_FMT " ip %s mtu %u "
+			  "active_mtu %d", dev->ibdev.name, dev->port_name,
+			  RTE_ETHER_ADDR_BYTES(&dev->mac),
+			  inet_ntoa((struct in_addr){ .s_addr = dev->ip }), dev->eth_mtu,
+			  pv_mtu_to_bytes(dev->active_mtu));
+	}
+	if (added == 0 && nb_devargs > 0)
+		return -ENODEV;
+	return added;
+}
+
+static void
+sroce_remove(struct pv_device *device)
+{
+	struct sroce_dev *dev = device->driver_data;
+	int i;
+
+	for (i = 0; i < sroce_nb_devs; i++) {
+		if (sroce_devs[i] == dev) {
+			sroce_devs[i] = sroce_devs[--sroce_nb_devs];
+			sroce_devs[sroce_nb_devs] = NULL;
+			break;
+		}
+	}
+	sroce_dev_free(dev);
+}
+
+static struct pv_context *
+sroce_open_device(struct pv_device *device)
+{
+	struct sroce_ctx *ctx;
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->dev = device->driver_data;
+	ctx->ibctx.device = device;
+	ctx->ibctx.cmd_fd = -1;
+	ctx->ibctx.async_fd = -1;
+	ctx->ibctx.num_comp_vectors = 1;
+	return &ctx->ibctx;
+}
+
+static int
+sroce_close_device(struct pv_context *context)
+{
+	free(sroce_ctx(context));
+	return 0;
+}
+
+static int
+sroce_query_device(struct pv_context *context, struct pv_device_attr *attr)
+{
+	struct sroce_dev *dev = sroce_dev_of(context);
+
+	memset(attr, 0, sizeof(*attr));
+	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "pollverbs-softroce");
+	attr->node_guid = dev->ibdev.node_guid;
+	attr->sys_image_guid = dev->ibdev.node_guid;
+	attr->max_mr_size = UINT32_MAX;
+	attr->page_size_cap = 0xfffff000;
+	attr->vendor_id = 0xffffff;	/* as rxe: no IEEE OUI */
+	attr->vendor_part_id = 0;
+	attr->hw_ver = 0;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_SYS_IMAGE_GUID;
+	attr->max_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR - 1;
+	attr->max_pd = 0xffff;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
+	attr->atomic_cap = PV_ATOMIC_HCA;
+	attr->max_srq = 0;
+	attr->max_srq_wr = 0;
+	attr->max_srq_sge = 0;
+	attr->max_ah = 0;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = 15;
+	attr->phys_port_cnt = 1;
+	attr->max_inline_data = SROCE_MAX_INLINE;
+	return 0;
+}
+
+static int
+sroce_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_attr *attr)
+{
+	struct sroce_dev *dev = sroce_dev_of(context);
+	struct rte_eth_link link;
+
+	if (port_num != 1)
+		return EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	memset(&link, 0, sizeof(link));
+	(void)rte_eth_link_get_nowait(dev->port_id, &link);
+	attr->state = link.link_status ? PV_PORT_ACTIVE : PV_PORT_DOWN;
+	attr->phys_state = link.link_status ? 5 : 3;	/* LinkUp : Disabled */
+	attr->max_mtu = PV_MTU_4096;
+	attr->active_mtu = dev->active_mtu;
+	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
+	attr->port_cap_flags = PV_PORT_CM_SUP | PV_PORT_IP_BASED_GIDS;
+	attr->max_msg_sz = SROCE_MAX_MSG;
+	attr->pkey_tbl_len = 1;
+	attr->lid = 0;
+	attr->sm_lid = 0;
+	attr->lmc = 0;
+	attr->max_vl_num = 1;
+	attr->subnet_timeout = 0;
+	attr->active_width = 1;		/* 1X */
+	/* speed: 25G (EDR lane) when the link says >= 25G, else 10G (QDR) */
+	attr->active_speed = link.link_speed >= 25000 ? 32 : 4;
+	attr->link_layer = PV_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+static int
+sroce_query_gid(struct pv_context *context, uint8_t port_num, int index, union pv_gid *gid)
+{
+	struct sroce_dev *dev = sroce_dev_of(context);
+
+	if (port_num != 1 || index < 0 || index >= SROCE_GID_TBL_LEN)
+		return EINVAL;
+	*gid = dev->gid[index];
+	return 0;
+}
+
+static int
+sroce_query_pkey(struct pv_context *context __rte_unused, uint8_t port_num, int index,
+		 pv_be16 *pkey)
+{
+	if (port_num != 1 || index != 0)
+		return EINVAL;
+	*pkey = rte_cpu_to_be_16(SROCE_DEFAULT_PKEY);
+	return 0;
+}
+
+static int
+sroce_is_mine(struct pv_context *context)
+{
+	return context != NULL && context->device != NULL &&
+	       context->device->driver != NULL &&
+	       strcmp(context->device->driver->name, "softroce") == 0;
+}
+
+int
+pv_sroce_stats_get(struct pv_context *context, struct pv_sroce_stats *stats)
+{
+	if (!sroce_is_mine(context) || stats == NULL)
+		return -EINVAL;
+	*stats = sroce_dev_of(context)->stats;
+	return 0;
+}
+
+int
+pv_sroce_fault_set(struct pv_context *context, const struct pv_sroce_fault *fault)
+{
+	struct sroce_dev *dev;
+
+	if (!sroce_is_mine(context) || fault == NULL)
+		return -EINVAL;
+	dev = sroce_dev_of(context);
+	dev->fault = *fault;
+	dev->fault_tx_cnt = 0;
+	dev->fault_rx_cnt = 0;
+	dev->fault_rng = 1;
+	return 0;
+}
+
+static const struct pv_driver_ops sroce_ops = {
+	.probe = sroce_probe,
+	.remove = sroce_remove,
+	.open_device = sroce_open_device,
+	.close_device = sroce_close_device,
+	.query_device = sroce_query_device,
+	.query_port = sroce_query_port,
+	.query_gid = sroce_query_gid,
+	.query_pkey = sroce_query_pkey,
+	.alloc_pd = pv_sroce_pd_alloc,
+	.dealloc_pd = pv_sroce_pd_dealloc,
+	.reg_mr = pv_sroce_mr_reg,
+	.dereg_mr = pv_sroce_mr_dereg,
+	.create_cq = pv_sroce_cq_create,
+	.resize_cq = pv_sroce_cq_resize,
+	.destroy_cq = pv_sroce_cq_destroy,
+	.create_qp = pv_sroce_qp_create,
+	.modify_qp = pv_sroce_qp_modify,
+	.query_qp = pv_sroce_qp_query,
+	.destroy_qp = pv_sroce_qp_destroy,
+	.progress = pv_sroce_progress,
+};
+
+PV_DRIVER_REGISTER(softroce, sroce_ops);
+
+RTE_INIT(sroce_driver_ptr)
+{
+	sroce_driver_p = &pv_driver_softroce;
+}

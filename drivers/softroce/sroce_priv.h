@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * softroce private definitions: device, PD, MR, CQ, QP and the engine state.
+ * Private to drivers/softroce.
+ *
+ * Engine layout (one device = one ethdev port, one RX and one TX queue):
+ *   sroce_dev.c    probe, ethdev, open/close, query_*, stats, fault injection
+ *   sroce_arp.c    ARP responder and resolver, neighbour cache
+ *   sroce_mr.c     PD, MR, lkey/rkey table and remote access checks
+ *   sroce_cq.c     CQ ring, poll_cq, req_notify_cq
+ *   sroce_qp.c     QP create/modify/query/destroy, post_send/post_recv, flush
+ *   sroce_req.c    requester (segmentation, TX of WQEs) and completer (ACK,
+ *                  NAK, READ/atomic responses, retransmit and RNR timers)
+ *   sroce_resp.c   responder (placement, rkey checks, ACK/NAK, READ and
+ *                  atomic responses)
+ *   sroce_net.c    progress loop: RX burst, dispatch, TX burst, pcap
+ */
+
+#ifndef PV_DRIVERS_SOFTROCE_SROCE_PRIV_H
+#define PV_DRIVERS_SOFTROCE_SROCE_PRIV_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "pv_verbs.h"
+#include "pv_verbs_driver.h"
+
+#include "pv_sroce.h"
+#include "sroce_wire.h"
+
+extern int pv_sroce_logtype;
+#define RTE_LOGTYPE_PV_SROCE pv_sroce_logtype
+#define SROCE_LOG(lvl, fmt, ...) \
+	RTE_LOG(lvl, PV_SROCE, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+#define SROCE_DP_LOG(lvl, fmt, ...) \
+	RTE_LOG_DP(lvl, PV_SROCE, fmt "\n", ##__VA_ARGS__)
+
+/* limits reported by query_device (section "Limits" of softroce.rst) */
+#define SROCE_MAX_DEVS		8
+#define SROCE_QPN_BASE		0x11	/* first QPN, as rxe */
+#define SROCE_MAX_QP		256	/* power of two */
+#define SROCE_MAX_MR		4096	/* index 0 unused: key 0 is never valid */
+#define SROCE_MAX_QP_WR		16384
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	256
+#define SROCE_MAX_CQ		256
+#define SROCE_MAX_CQE		65536
+#define SROCE_MAX_RD_ATOMIC	16
+#define SROCE_MAX_MSG		0x80000000u
+#define SROCE_GID_TBL_LEN	2	/* 0: fe80::EUI-64, 1: ::ffff:a.b.c.d (as rxe) */
+
+/* engine tuning */
+#define SROCE_RX_BURST		32
+#define SROCE_TX_RING		1024	/* frames waiting for rte_eth_tx_burst */
+#define SROCE_TX_BUDGET		256	/* frames one QP may queue per pass */
+#define SROCE_WINDOW		512	/* unacknowledged packets per QP */
+#define SROCE_ACK_EVERY		32	/* AckReq at least every N packets */
+#define SROCE_MBUF_CACHE	64
+#define SROCE_NB_MBUF		8192
+#define SROCE_NB_RXD		1024
+#define SROCE_NB_TXD		1024
+#define SROCE_FRAME_MAX		(SROCE_L2L4_HLEN + SROCE_BTH_LEN + SROCE_ATMETH_LEN + \
+				 SROCE_IMM_LEN + 4096 + SROCE_ICRC_LEN)
+/* data room: headroom + the largest RoCE frame at MTU 4096, rounded up */
+#define SROCE_MBUF_DATA		(RTE_PKTMBUF_HEADROOM + 4352)
+#define SROCE_HDR_TMPL_LEN	(SROCE_L2L4_HLEN + SROCE_BTH_LEN)	/* 54 */
+
+#define SROCE_ARP_CACHE		16
+
+struct sroce_dev;
+struct sroce_qp;
+
+/** Neighbour cache entry: IPv4 (network order) -> MAC. */
+struct sroce_arp_ent {
+	uint32_t ip;
+	struct rte_ether_addr mac;
+	uint8_t valid;
+};
+
+/** A softroce device: one ethdev port. */
+struct sroce_dev {
+	struct pv_device ibdev;		/* must be first */
+	/* hot, data path */
+	uint16_t port_id;
+	uint16_t tx_head;		/* first frame of tx_ring not yet handed to the PMD */
+	uint16_t tx_tail;		/* next free slot */
+	uint8_t verify_icrc;
+	uint8_t in_progress;		/* progress re-entry guard */
+	struct rte_mempool *mp;
+	uint32_t nb_qps;		/* entries used in qps[] */
+	struct sroce_qp *qps[SROCE_MAX_QP];	/* QPs in RTR, RTS or ERR: progressed */
+	struct sroce_qp *qp_tbl[SROCE_MAX_QP];	/* by qpn - SROCE_QPN_BASE */
+	struct sroce_mr *mr_tbl[SROCE_MAX_MR];	/* by key >> 8 */
+	uint32_t mr_gen;		/* low 8 bits of the next key */
+	uint32_t mr_next;		/* next index to try */
+	uint32_t nb_mr;
+	uint32_t nb_cq;
+	uint32_t next_pd;
+	struct pv_sroce_stats stats;
+	struct pv_sroce_fault fault;
+	uint64_t fault_tx_cnt, fault_rx_cnt;
+	uint32_t fault_rng;		/* LCG state of the *_one_in drops */
+	struct rte_mbuf *tx_ring[SROCE_TX_RING];
+	/* identity */
+	struct rte_ether_addr mac;
+	uint32_t ip;			/* network order */
+	uint32_t ip_host;		/* host order, as sroce_pkt.dip */
+	uint16_t eth_mtu;
+	enum pv_mtu active_mtu;
+	union pv_gid gid[SROCE_GID_TBL_LEN];
+	uint32_t arp_timeout_ms;
+	struct sroce_arp_ent arp[SROCE_ARP_CACHE];
+	uint32_t arp_next;
+	FILE *pcap;
+	int port_started;
+	int own_pool;
+	int index;
+	char port_name[RTE_ETH_NAME_MAX_LEN];
+};
+
+struct sroce_ctx {
+	struct pv_context ibctx;	/* must be first */
+	struct sroce_dev *dev;
+};
+
+struct sroce_pd {
+	struct pv_pd ibpd;		/* must be first */
+	struct sroce_dev *dev;
+};
+
+struct sroce_mr {
+	struct pv_mr ibmr;		/* must be first */
+	struct sroce_pd *pd;
+	uintptr_t start;
+	uint64_t length;
+	uint32_t key;
+	unsigned int access;
+};
+
+struct sroce_cq {
+	struct pv_cq ibcq;		/* must be first */
+	struct sroce_dev *dev;
+	struct pv_wc *ring;
+	uint32_t mask;			/* ring entries - 1 */
+	uint32_t prod;			/* free running */
+	uint32_t cons;
+	uint8_t solicited_only;		/* arming asked for solicited events only */
+};
+
+/** A local scatter/gather element resolved at post time. */
+struct sroce_sge {
+	uint8_t *addr;
+	uint32_t length;
+	uint32_t rsvd;
+};
+
+/** A send work queue entry; followed by SGEs or inline bytes (stride). */
+struct sroce_swqe {
+	uint64_t wr_id;
+	uint8_t opcode;			/* enum pv_wr_opcode */
+	uint8_t inl;			/* data is inline after the header */
+	uint8_t signaled;		/* completion wanted on success */
+	uint8_t fence;
+	uint8_t se;			/* solicited event */
+	uint8_t rd_atomic;		/* READ or atomic */
+	uint16_t num_sge;
+	uint32_t length;		/* message bytes */
+	rte_be32_t imm;
+	uint32_t rkey;
+	uint64_t raddr;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint32_t first_psn;		/* assigned when the WQE starts on the wire */
+	uint32_t last_psn;
+	uint32_t npkts;			/* packets (READ: response packets) */
+	uint32_t rd_off;		/* READ: bytes received */
+	struct sroce_sge sge[];		/* or inline bytes */
+};
+
+/** A receive work queue entry; followed by its SGEs (stride). */
+struct sroce_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;		/* sum of the SGE lengths */
+	struct sroce_sge sge[];
+};
+
+/** Cursor over an SGE list. */
+struct sroce_cursor {
+	uint32_t i;			/* current SGE */
+	uint32_t off;			/* bytes used in it */
+};
+
+enum sroce_res_type {
+	SROCE_RES_FREE = 0,
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+/** Responder resource of one READ or atomic request (max_dest_rd_atomic of them). */
+struct sroce_res {
+	uint8_t type;			/* enum sroce_res_type */
+	uint8_t active;			/* responses still to transmit */
+	uint32_t first_psn;
+	uint32_t last_psn;
+	uint32_t msn;
+	uint8_t *base;			/* READ: local address of the requested va */
+	uint32_t len;			/* READ: requested bytes */
+	uint64_t orig;			/* atomic: value before the operation */
+	uint32_t start_psn;		/* PSN the current response stream began at */
+	uint32_t cur_psn;		/* next response PSN */
+	uint32_t cur_off;		/* bytes of base already sent */
+};
+
+/** Pending ACK or NAK of the responder (coalesced: the newest wins). */
+enum sroce_pend {
+	SROCE_PEND_NONE = 0,
+	SROCE_PEND_ACK,
+};
+
+/* requester states: why the requester is not transmitting */
+enum {
+	SROCE_REQ_RNR_WAIT = 1 << 0,	/* waiting for the RNR timer */
+};
+
+struct sroce_qp {
+	struct pv_qp ibqp;		/* must be first */
+	struct sroce_dev *dev;
+	struct sroce_cq *scq;
+	struct sroce_cq *rcq;
+	struct sroce_pd *pd;
+	enum pv_qp_state state;		/* engine state (ibqp.state mirrors it) */
+	uint8_t sig_all;
+	uint8_t in_list;		/* in dev->qps[] */
+	uint8_t flush_pending;		/* ERR: queues still to flush */
+	uint8_t sq_err_status;		/* status of the WQE that failed (ERR) */
+	uint8_t rq_err_status;		/* status of the receive WQE that failed */
+
+	/* send queue */
+	uint8_t *sq;
+	uint32_t sq_stride;
+	uint32_t sq_mask;
+	uint32_t sq_pi;			/* posted */
+	uint32_t sq_ci;			/* oldest not completed */
+
+	/* receive queue */
+	uint8_t *rq;
+	uint32_t rq_stride;
+	uint32_t rq_mask;
+	uint32_t rq_pi;
+	uint32_t rq_ci;
+
+	/* path */
+	uint32_t mtu;			/* path MTU in bytes */
+	uint32_t dqpn;
+	uint8_t hdr[SROCE_HDR_TMPL_LEN];	/* Eth/IPv4/UDP/BTH template */
+	uint32_t ip_sum;		/* ones' complement sum of the IPv4 header, tot_len 0 */
+
+	/* requester */
+	struct {
+		uint32_t idx;		/* WQE being transmitted (free running) */
+		uint32_t hw_idx;	/* one past the last WQE ever started */
+		uint32_t psn;		/* next PSN to send */
+		uint32_t hw_psn;	/* one past the highest PSN ever sent */
+		uint32_t off;		/* bytes of that WQE sent */
+		struct sroce_cursor cur;
+		uint32_t noack;		/* packets since the last AckReq */
+		uint32_t rd_inflight;	/* READ/atomic WQEs sent, not completed */
+		uint32_t flags;		/* SROCE_REQ_* */
+		uint64_t rnr_until;	/* TSC */
+	} req;
+
+	/* completer */
+	struct {
+		uint32_t psn;		/* oldest unacknowledged PSN */
+		struct sroce_cursor cur;/* READ/atomic destination at sq_ci */
+		uint64_t deadline;	/* retransmit timer (TSC), 0 = disarmed */
+		uint8_t retry_left;
+		uint8_t rnr_left;
+		uint8_t stalled;	/* a completion waits for CQ space */
+	} comp;
+
+	/* responder */
+	struct {
+		uint32_t epsn;		/* expected PSN */
+		uint32_t msn;
+		uint8_t nak_sent;	/* PSN sequence NAK sent for epsn */
+		uint8_t in_send;	/* inside a multi-packet SEND */
+		uint8_t in_write;	/* inside a multi-packet WRITE */
+		uint8_t pend;		/* enum sroce_pend */
+		uint8_t pend_syn;	/* AETH syndrome */
+		uint32_t pend_psn;
+		uint32_t pend_msn;
+		uint32_t rcv_len;	/* bytes placed in the current receive WQE */
+		struct sroce_cursor rcur;
+		uint8_t *wr_ptr;	/* current WRITE destination */
+		uint32_t wr_resid;
+		uint32_t wr_total;	/* DMA length of the current WRITE */
+		uint8_t res_head;	/* next resource to fill */
+		uint8_t res_tx;		/* next resource with responses to send */
+		uint8_t res_active;	/* resources with responses to send */
+		struct sroce_res res[SROCE_MAX_RD_ATOMIC];
+	} resp;
+
+	/* attributes as set by modify_qp */
+	struct pv_qp_attr attr;
+	int attr_mask;			/* attributes ever set */
+	uint64_t timeout_tsc;		/* local ACK timeout, 0 = infinite */
+};
+
+static inline struct sroce_ctx *
+sroce_ctx(struct pv_context *c)
+{
+	return container_of(c, struct sroce_ctx, ibctx);
+}
+
+static inline struct sroce_dev *
+sroce_dev_of(struct pv_context *c)
+{
+	return sroce_ctx(c)->dev;
+}
+
+static inline struct sroce_pd *
+sroce_pd(struct pv_pd *p)
+{
+	return container_of(p, struct sroce_pd, ibpd);
+}
+
+static inline struct sroce_mr *
+sroce_mr(struct pv_mr *m)
+{
+	return container_of(m, struct sroce_mr, ibmr);
+}
+
+static inline struct sroce_cq *
+sroce_cq(struct pv_cq *c)
+{
+	return container_of(c, struct sroce_cq, ibcq);
+}
+
+static inline struct sroce_qp *
+sroce_qp(struct pv_qp *q)
+{
+	return container_of(q, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_swqe *
+sroce_swqe_at(const struct sroce_qp *qp, uint32_t idx)
+{
+	return (struct sroce_swqe *)(qp->sq + (size_t)(idx & qp->sq_mask) * qp->sq_stride);
+}
+
+static inline struct sroce_rwqe *
+sroce_rwqe_at(const struct sroce_qp *qp, uint32_t idx)
+{
+	return (struct sroce_rwqe *)(qp->rq + (size_t)(idx & qp->rq_mask) * qp->rq_stride);
+}
+
+static inline struct sroce_qp *
+sroce_qp_lookup(const struct sroce_dev *dev, uint32_t qpn)
+{
+	uint32_t i = qpn - SROCE_QPN_BASE;
+
+	if (unlikely(i >= SROCE_MAX_QP))
+		return NULL;
+	return dev->qp_tbl[i];
+}
+
+/* sroce_mr.c */
+struct pv_pd *pv_sroce_pd_alloc(struct pv_context *context);
+int pv_sroce_pd_dealloc(struct pv_pd *pd);
+struct pv_mr *pv_sroce_mr_reg(struct pv_pd *pd, void *addr, size_t length, int access);
+int pv_sroce_mr_dereg(struct pv_mr *mr);
+/**
+ * Check a remote access of @p len bytes at @p va with @p rkey for @p access
+ * (one PV_ACCESS_REMOTE_* bit) from a QP of @p pd.
+ * @return the local address, or NULL (access violation).
+ */
+uint8_t *pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *pd,
+			    uint32_t rkey, uint64_t va, uint32_t len, unsigned int access);
+/**
+ * Resolve a local SGE. @return 0 or -EINVAL (bad lkey, bounds, PD, or
+ * missing LOCAL_WRITE when @p need_write).
+ */
+int pv_sroce_mr_local(const struct sroce_dev *dev, const struct sroce_pd *pd,
+		      const struct pv_sge *sge, int need_write, struct sroce_sge *out);
+
+/* sroce_cq.c */
+struct pv_cq *pv_sroce_cq_create(struct pv_context *context, int cqe,
+				 struct pv_comp_channel *channel, int comp_vector);
+int pv_sroce_cq_destroy(struct pv_cq *cq);
+int pv_sroce_cq_resize(struct pv_cq *cq, int cqe);
+void pv_sroce_cq_event(struct sroce_cq *cq, int solicited);
+
+static inline uint32_t
+sroce_cq_space(const struct sroce_cq *cq)
+{
+	return cq->mask + 1 - (cq->prod - cq->cons);
+}
+
+/** Reserve the next CQE (caller checked sroce_cq_space() > 0). */
+static inline struct pv_wc *
+sroce_cq_next(struct sroce_cq *cq)
+{
+	return &cq->ring[cq->prod++ & cq->mask];
+}
+
+/* sroce_qp.c */
+struct pv_qp *pv_sroce_qp_create(struct pv_pd *pd, struct pv_qp_init_attr *attr);
+int pv_sroce_qp_modify(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
+int pv_sroce_qp_query(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
+		      struct pv_qp_init_attr *init_attr);
+int pv_sroce_qp_destroy(struct pv_qp *qp);
+/** Move @p qp to ERR (engine-detected error); queues are flushed by progress. */
+void pv_sroce_qp_error(struct sroce_qp *qp);
+/** Flush what fits in the CQs; @return work done. */
+int pv_sroce_qp_flush(struct sroce_qp *qp);
+
+static inline enum pv_wc_opcode
+sroce_wc_opcode(uint8_t wr_opcode)
+{
+	switch (wr_opcode) {
+	case PV_WR_RDMA_WRITE:
+	case PV_WR_RDMA_WRITE_WITH_IMM:
+		return PV_WC_RDMA_WRITE;
+	case PV_WR_RDMA_READ:
+		return PV_WC_RDMA_READ;
+	case PV_WR_ATOMIC_CMP_AND_SWP:
+		return PV_WC_COMP_SWAP;
+	case PV_WR_ATOMIC_FETCH_AND_ADD:
+		return PV_WC_FETCH_ADD;
+	default:
+		return PV_WC_SEND;
+	}
+}
+
+/* sroce_req.c */
+/** TSC cycles of an RNR timer code (IBTA vol. 1 table 45). */
+uint64_t pv_sroce_rnr_tsc(uint8_t code);
+/** Transmit what the SQ allows; @return frames queued. */
+int pv_sroce_req_tx(struct sroce_qp *qp);
+/** Handle an ACK, NAK, READ response or atomic ACK. */
+void pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+/** Run the retransmit and RNR timers of @p qp at time @p now. */
+int pv_sroce_req_timers(struct sroce_qp *qp, uint64_t now);
+/** Complete successfully finished WQEs that were waiting for CQ space. */
+int pv_sroce_comp_drain(struct sroce_qp *qp);
+
+/* sroce_resp.c */
+void pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** Send READ/atomic responses then a pending ACK/NAK; @return frames queued. */
+int pv_sroce_resp_tx(struct sroce_qp *qp);
+
+/* sroce_arp.c */
+void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m);
+/**
+ * Resolve @p ip (network order) to a MAC, sending ARP requests and polling
+ * the port until answered. Control path: blocks up to dev->arp_timeout_ms.
+ * @return 0, -ETIMEDOUT no answer, -ENOMEM.
+ */
+int pv_sroce_arp_resolve(struct sroce_dev *dev, uint32_t ip, struct rte_ether_addr *mac_p);
+void pv_sroce_arp_learn(struct sroce_dev *dev, uint32_t ip, const struct rte_ether_addr *mac);
+
+/* sroce_net.c */
+/** Progress every QP of @p dev; @return units of work done. */
+int pv_sroce_dev_progress(struct sroce_dev *dev);
+/** Hand queued frames to the PMD; keeps what it refuses. */
+void pv_sroce_tx_flush(struct sroce_dev *dev);
+void pv_sroce_pcap_write(struct sroce_dev *dev, const struct rte_mbuf *m);
+int pv_sroce_progress(struct pv_context *context);
+
+/** Free TX slots. */
+static inline uint32_t
+sroce_tx_space(const struct sroce_dev *dev)
+{
+	return SROCE_TX_RING - 1 - (uint16_t)((dev->tx_tail - dev->tx_head) &
+					      (SROCE_TX_RING - 1));
+}
+
+/** Queue @p m for transmission (caller checked sroce_tx_space()). */
+static inline void
+sroce_tx_enqueue(struct sroce_dev *dev, struct rte_mbuf *m)
+{
+	dev->tx_ring[dev->tx_tail] = m;
+	dev->tx_tail = (dev->tx_tail + 1) & (SROCE_TX_RING - 1);
+}
+
+/** Copy @p len bytes from an SGE list at @p cur into @p dst, advancing it. */
+static inline void
+sroce_sge_copy_out(const struct sroce_sge *sge, struct sroce_cursor *cur, uint8_t *dst,
+		   uint32_t len)
+{
+	while (len > 0) {
+		const struct sroce_sge *s = &sge[cur->i];
+		uint32_t n = RTE_MIN(len, s->length - cur->off);
+
+		rte_memcpy(dst, s->addr + cur->off, n);
+		dst += n;
+		len -= n;
+		cur->off += n;
+		if (cur->off == s->length) {
+			cur->i++;
+			cur->off = 0;
+		}
+	}
+}
+
+/** Copy @p len bytes from @p src into an SGE list at @p cur, advancing it. */
+static inline void
+sroce_sge_copy_in(const struct sroce_sge *sge, struct sroce_cursor *cur, const uint8_t *src,
+		  uint32_t len)
+{
+	while (len > 0) {
+		const struct sroce_sge *s = &sge[cur->i];
+		uint32_t n = RTE_MIN(len, s->length - cur->off);
+
+		rte_memcpy(s->addr + cur->off, src, n);
+		src += n;
+		len -= n;
+		cur->off += n;
+		if (cur->off == s->length) {
+			cur->i++;
+			cur->off = 0;
+		}
+	}
+}
+
+/** Move a cursor @p off bytes from the start of an SGE list. */
+static inline void
+sroce_cursor_seek(const struct sroce_sge *sge, uint32_t num_sge, struct sroce_cursor *cur,
+		  uint32_t off)
+{
+	cur->i = 0;
+	cur->off = 0;
+	while (cur->i < num_sge && off >= sge[cur->i].length) {
+		off -= sge[cur->i].length;
+		cur->i++;
+	}
+	cur->off = off;
+}
+
+#endif /* PV_DRIVERS_SOFTROCE_SROCE_PRIV_H */

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * RC queue pairs: create/modify/query/destroy, post_send/post_recv and the
+ * flush of both queues in ERR.
+ *
+ * QP states (IBTA vol. 1 10.3.1), as the engine uses them:
+ *   RESET  queues empty, not on the device's progress list.
+ *   INIT   receives may be posted; no packet is accepted.
+ *   RTR    responder runs (header template built, peer MAC resolved).
+ *   RTS    requester runs too.
+ *   ERR    nothing on the wire; every posted WR completes with WR_FLUSH_ERR.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "sroce_priv.h"
+
+static inline int
+sroce_is_valid_wr_opcode(enum pv_wr_opcode op)
+{
+	switch (op) {
+	case PV_WR_RDMA_WRITE:
+	case PV_WR_RDMA_WRITE_WITH_IMM:
+	case PV_WR_SEND:
+	case PV_WR_SEND_WITH_IMM:
+	case PV_WR_RDMA_READ:
+	case PV_WR_ATOMIC_CMP_AND_SWP:
+	case PV_WR_ATOMIC_FETCH_AND_ADD:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* build one WQE from @p wr; @return 0 or EINVAL */
+static inline int
+sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_swqe *w)
+{
+	uint32_t len = 0;
+	int i, ret;
+
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->signaled = qp->sig_all || (wr->send_flags & PV_SEND_SIGNALED);
+	w->fence = (wr->send_flags & PV_SEND_FENCE) != 0;
+	w->se = (wr->send_flags & PV_SEND_SOLICITED) != 0;
+	w->rd_atomic = wr->opcode >= PV_WR_RDMA_READ;
+	w->imm = wr->imm_data;
+	w->rd_off = 0;
+	if (w->rd_atomic && wr->opcode != PV_WR_RDMA_READ) {
+		w->raddr = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+	} else {
+		w->raddr = wr->wr.rdma.remote_addr;
+		w->rkey = wr->wr.rdma.rkey;
+	}
+	if ((wr->send_flags & PV_SEND_INLINE) && !w->rd_atomic) {
+		uint8_t *dst = (uint8_t *)w->sge;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			uint32_t l = wr->sg_list[i].length;
+
+			if (unlikely(len + l > qp->ibqp.cap.max_inline_data))
+				return EINVAL;
+			rte_memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr, l);
+			len += l;
+		}
+		w->inl = 1;
+		w->num_sge = 0;
+		w->length = len;
+		return 0;
+	}
+	if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge))
+		return EINVAL;
+	w->inl = 0;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		ret = pv_sroce_mr_local(qp->dev, qp->pd, &wr->sg_list[i], w->rd_atomic,
+					&w->sge[i]);
+		if (unlikely(ret != 0))
+			return EINVAL;
+		len += wr->sg_list[i].length;
+		if (unlikely(len < wr->sg_list[i].length))
+			return EINVAL;	/* wrapped */
+	}
+	if (unlikely(len > SROCE_MAX_MSG))
+		return EINVAL;
+	if (unlikely(w->rd_atomic && wr->opcode != PV_WR_RDMA_READ && len != 8))
+		return EINVAL;
+	w->length = len;
+	return 0;
+}
+
+static int
+sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = sroce_qp(ibqp);
+	int ret = 0;
+
+	if (unlikely(qp->state != PV_QPS_RTS && qp->state != PV_QPS_ERR)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	for (; wr != NULL; wr = wr->next) {
+		struct sroce_swqe *w;
+
+		if (unlikely(!sroce_is_valid_wr_opcode(wr->opcode))) {
+			ret = EINVAL;
+			break;
+		}
+		if (unlikely(qp->sq_pi - qp->sq_ci > qp->sq_mask)) {
+			ret = ENOMEM;
+			break;
+		}
+		w = sroce_swqe_at(qp, qp->sq_pi);
+		ret = sroce_swqe_fill(qp, wr, w);
+		if (unlikely(ret != 0))
+			break;
+		qp->sq_pi++;
+	}
+	if (unlikely(ret != 0))
+		*bad_wr = wr;
+	if (likely(qp->state == PV_QPS_RTS)) {
+		/* the whole list goes out in one burst (up to SROCE_TX_BUDGET frames;
+		 * the rest follows on progress) */
+		if (pv_sroce_req_tx(qp) > 0)
+			pv_sroce_tx_flush(qp->dev);
+	} else {
+		qp->flush_pending = 1;
+	}
+	return ret;
+}
+
+static int
+sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = sroce_qp(ibqp);
+	int ret = 0, i;
+
+	if (unlikely(qp->state == PV_QPS_RESET)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	for (; wr != NULL; wr = wr->next) {
+		struct sroce_rwqe *r;
+		uint32_t len = 0;
+
+		if (unlikely(wr->num_sge < 0 ||
+			     (uint32_t)wr->num_sge > qp->ibqp.cap.max_recv_sge)) {
+			ret = EINVAL;
+			break;
+		}
+		if (unlikely(qp->rq_pi - qp->rq_ci > qp->rq_mask)) {
+			ret = ENOMEM;
+			break;
+		}
+		r = sroce_rwqe_at(qp, qp->rq_pi);
+		for (i = 0; i < wr->num_sge; i++) {
+			if (unlikely(pv_sroce_mr_local(qp->dev, qp->pd, &wr->sg_list[i], 1,
+						       &r->sge[i]) != 0)) {
+				ret = EINVAL;
+				break;
+			}
+			len += wr->sg_list[i].length;
+		}
+		if (unlikely(ret != 0))
+			break;
+		r->wr_id = wr->wr_id;
+		r->num_sge = wr->num_sge;
+		r->length = len;
+		qp->rq_pi++;
+	}
+	if (unlikely(ret != 0))
+		*bad_wr = wr;
+	if (unlikely(qp->state == PV_QPS_ERR))
+		qp->flush_pending = 1;
+	return ret;
+}
+
+static void
+sroce_qp_list_add(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+
+	if (qp->in_list)
+		return;
+	dev->qps[dev->nb_qps++] = qp;
+	qp->in_list = 1;
+}
+
+static void
+sroce_qp_list_del(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+	uint32_t i;
+
+	if (!qp->in_list)
+		return;
+	for (i = 0; i < dev->nb_qps; i++) {
+		if (dev->qps[i] == qp) {
+			dev->qps[i] = dev->qps[--dev->nb_qps];
+			dev->qps[dev->nb_qps] = NULL;
+			break;
+		}
+	}
+	qp->in_list = 0;
+}
+
+struct pv_qp *
+pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
+{
+	struct sroce_pd *pd = sroce_pd(ibpd);
+	struct sroce_dev *dev = pd->dev;
+	struct sroce_qp *qp;
+	uint32_t sq_n, rq_n, i, idx = UINT32_MAX, slen;
+
+	if (attr->qp_type != PV_QPT_RC) {
+		SROCE_LOG(ERR, "%s: qp type %d not implemented (RC only)", dev->ibdev.name,
+			  attr->qp_type);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->srq != NULL) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cap.max_send_wr > SROCE_MAX_QP_WR || attr->cap.max_recv_wr > SROCE_MAX_QP_WR ||
+	    attr->cap.max_send_sge > SROCE_MAX_SGE || attr->cap.max_recv_sge > SROCE_MAX_SGE ||
+	    attr->cap.max_inline_data > SROCE_MAX_INLINE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < SROCE_MAX_QP; i++) {
+		if (dev->qp_tbl[i] == NULL) {
+			idx = i;
+			break;
+		}
+	}
+	if (idx == UINT32_MAX) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp = rte_zmalloc("sroce_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->dev = dev;
+	qp->pd = pd;
+	qp->scq = sroce_cq(attr->send_cq);
+	qp->rcq = sroce_cq(attr->recv_cq);
+	qp->sig_all = attr->sq_sig_all != 0;
+	qp->state = PV_QPS_RESET;
+
+	sq_n = rte_align32pow2(RTE_MAX(attr->cap.max_send_wr, 1u));
+	rq_n = rte_align32pow2(RTE_MAX(attr->cap.max_recv_wr, 1u));
+	qp->ibqp.cap.max_send_sge = RTE_MAX(attr->cap.max_send_sge, 1u);
+	qp->ibqp.cap.max_recv_sge = RTE_MAX(attr->cap.max_recv_sge, 1u);
+	/* inline bytes share the SGE area: grant what fits in it */
+	slen = RTE_MAX(qp->ibqp.cap.max_send_sge * (uint32_t)sizeof(struct sroce_sge),
+		       attr->cap.max_inline_data);
+	slen = RTE_ALIGN_CEIL(slen, 16);
+	qp->ibqp.cap.max_inline_data = RTE_MIN(slen, (uint32_t)SROCE_MAX_INLINE);
+	qp->sq_stride = RTE_ALIGN_CEIL((uint32_t)sizeof(struct sroce_swqe) + slen, 16);
+	qp->rq_stride = RTE_ALIGN_CEIL((uint32_t)sizeof(struct sroce_rwqe) +
+				       qp->ibqp.cap.max_recv_sge *
+				       (uint32_t)sizeof(struct sroce_sge), 16);
+	qp->sq_mask = sq_n - 1;
+	qp->rq_mask = rq_n - 1;
+	qp->sq = rte_zmalloc("sroce_sq", (size_t)sq_n * qp->sq_stride, RTE_CACHE_LINE_SIZE);
+	qp->rq = rte_zmalloc("sroce_rq", (size_t)rq_n * qp->rq_stride, RTE_CACHE_LINE_SIZE);
+	if (qp->sq == NULL || qp->rq == NULL) {
+		rte_free(qp->sq);
+		rte_free(qp->rq);
+		rte_free(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->ibqp.cap.max_send_wr = sq_n;
+	qp->ibqp.cap.max_recv_wr = rq_n;
+	attr->cap = qp->ibqp.cap;
+	qp->ibqp.qp_num = SROCE_QPN_BASE + idx;
+	qp->ibqp.qp_type = PV_QPT_RC;
+	qp->ibqp.state = PV_QPS_RESET;
+	qp->ibqp.sq_sig_all = attr->sq_sig_all;
+	qp->ibqp.send_cq = attr->send_cq;
+	qp->ibqp.recv_cq = attr->recv_cq;
+	qp->ibqp.fp_post_send = sroce_post_send;
+	qp->ibqp.fp_post_recv = sroce_post_recv;
+	qp->attr.path_mtu = dev->active_mtu;
+	qp->attr.port_num = 1;
+	dev->qp_tbl[idx] = qp;
+	return &qp->ibqp;
+}
+
+/* UDP source port of a QP: 0xc000 | a 14-bit hash of the QPN (as rxe does) */
+static uint16_t
+sroce_qp_sport(uint32_t qpn)
+{
+	uint32_t h = qpn * 0x9e3779b1u;
+
+	return 0xc000 | (h >> 18);
+}
+
+static void
+sroce_qp_hdr_build(struct sroce_qp *qp, const struct rte_ether_addr *dmac, uint32_t dip)
+{
+	struct sroce_dev *dev = qp->dev;
+	uint8_t *h = qp->hdr;
+	uint8_t *ip = h + SROCE_ETH_HLEN;
+	uint8_t *udp = ip + SROCE_IPV4_HLEN;
+	struct sroce_bth *bth = (struct sroce_bth *)(udp + SROCE_UDP_HLEN);
+	uint16_t sport = sroce_qp_sport(qp->ibqp.qp_num);
+	uint32_t sum = 0;
+	int i;
+
+	memset(h, 0, sizeof(qp->hdr));
+	memcpy(h, dmac->addr_bytes, 6);
+	memcpy(h + 6, dev->mac.addr_bytes, 6);
+	h[12] = 0x08;
+	h[13] = 0x00;
+	ip[0] = 0x45;
+	ip[1] = qp->attr.ah_attr.grh.traffic_class;
+	/* tot_len (2..3) and checksum (10..11) patched per packet; id 0 with DF */
+	ip[6] = 0x40;
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, &dev->ip, 4);
+	memcpy(ip + 16, &dip, 4);
+	udp[0] = sport >> 8;
+	udp[1] = sport & 0xff;
+	udp[2] = SROCE_UDP_PORT >> 8;
+	udp[3] = SROCE_UDP_PORT & 0xff;
+	/* UDP length patched per packet, checksum 0 (as rxe) */
+	bth->pkey = rte_cpu_to_be_16(SROCE_DEFAULT_PKEY);
+	bth->qpn = rte_cpu_to_be_32(qp->dqpn & SROCE_QPN_MASK);
+	for (i = 0; i < SROCE_IPV4_HLEN; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	qp->ip_sum = sum;
+}
+
+static uint64_t
+sroce_timeout_tsc(uint8_t timeout)
+{
+	/* 4.096 us * 2^timeout; 0 means infinite (IBTA 9.7.6.1.3) */
+	if (timeout == 0)
+		return 0;
+	return (uint64_t)((double)rte_get_tsc_hz() * 4.096e-6 * (double)(1ull << timeout));
+}
+
+static void
+sroce_qp_reset(struct sroce_qp *qp)
+{
+	qp->sq_pi = qp->sq_ci = 0;
+	qp->rq_pi = qp->rq_ci = 0;
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->flush_pending = 0;
+	qp->sq_err_status = 0;
+}
+
+static int
+sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
+{
+	struct sroce_dev *dev = qp->dev;
+	const uint8_t *g = qp->attr.ah_attr.grh.dgid.raw;
+	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	struct rte_ether_addr mac;
+	uint32_t dip;
+	int ret;
+
+	RTE_SET_USED(attr);
+	if ((qp->attr_mask & PV_QP_AV) == 0 || !qp->attr.ah_attr.is_global ||
+	    memcmp(g, v4map, sizeof(v4map)) != 0) {
+		SROCE_LOG(ERR, "qp 0x%x: RTR needs a global AV with an IPv4-mapped dgid "
+			  "(IPv6 RoCEv2 not implemented)", qp->ibqp.qp_num);
+		return EINVAL;
+	}
+	if (qp->attr.ah_attr.grh.sgid_index != 1) {
+		SROCE_LOG(ERR, "qp 0x%x: sgid_index %u: only index 1 (IPv4 RoCEv2) is usable",
+			  qp->ibqp.qp_num, qp->attr.ah_attr.grh.sgid_index);
+		return EINVAL;
+	}
+	if (qp->attr.path_mtu > dev->active_mtu || qp->attr.path_mtu < PV_MTU_256) {
+		SROCE_LOG(ERR, "qp 0x%x: path_mtu %d above active_mtu %d", qp->ibqp.qp_num,
+			  pv_mtu_to_bytes(qp->attr.path_mtu), pv_mtu_to_bytes(dev->active_mtu));
+		return EINVAL;
+	}
+	memcpy(&dip, g + 12, 4);
+	if (dip == dev->ip) {
+		SROCE_LOG(ERR, "qp 0x%x: loopback to the own address is not implemented",
+			  qp->ibqp.qp_num);
+		return EINVAL;
+	}
+	ret = pv_sroce_arp_resolve(dev, dip, &mac);
+	if (ret != 0)
+		return -ret;
+	qp->mtu = pv_mtu_to_bytes(qp->attr.path_mtu);
+	qp->dqpn = qp->attr.dest_qp_num;
+	sroce_qp_hdr_build(qp, &mac, dip);
+	if (mask & PV_QP_RQ_PSN)
+		qp->resp.epsn = qp->attr.rq_psn & SROCE_PSN_MASK;
+	return 0;
+}
+
+int
+pv_sroce_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int mask)
+{
+	struct sroce_qp *qp = sroce_qp(ibqp);
+	enum pv_qp_state cur = qp->state, next = cur;
+	struct pv_qp_attr *a = &qp->attr;
+	int ret;
+
+	if (mask & PV_QP_STATE)
+		next = attr->qp_state;
+	if (next == PV_QPS_SQD || next == PV_QPS_SQE)
+		return EOPNOTSUPP;
+	if ((mask & PV_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return EINVAL;
+	if ((mask & PV_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return EINVAL;
+	if ((mask & PV_QP_PATH_MTU) && attr->path_mtu > qp->dev->active_mtu)
+		return EINVAL;
+	if ((mask & PV_QP_PORT) && attr->port_num != 1)
+		return EINVAL;
+
+	/* store everything asked for; derived state below */
+	if (mask & PV_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & PV_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & PV_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & PV_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & PV_QP_AV)
+		a->ah_attr = attr->ah_attr;
+	if (mask & PV_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & PV_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & PV_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & PV_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & PV_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+	if (mask & PV_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & PV_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & PV_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+	if (mask & PV_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & PV_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num & SROCE_QPN_MASK;
+	if (mask & PV_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & PV_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & PV_QP_ALT_PATH) {
+		a->alt_ah_attr = attr->alt_ah_attr;
+		a->alt_pkey_index = attr->alt_pkey_index;
+		a->alt_port_num = attr->alt_port_num;
+		a->alt_timeout = attr->alt_timeout;
+	}
+	if (mask & PV_QP_RATE_LIMIT)
+		a->rate_limit = attr->rate_limit;
+	qp->attr_mask |= mask;
+	qp->timeout_tsc = sroce_timeout_tsc(a->timeout);
+	if (mask & PV_QP_RETRY_CNT)
+		qp->comp.retry_left = a->retry_cnt;
+	if (mask & PV_QP_RNR_RETRY)
+		qp->comp.rnr_left = a->rnr_retry;
+
+	if (!(mask & PV_QP_STATE))
+		return 0;
+	switch (next) {
+	case PV_QPS_RESET:
+		sroce_qp_list_del(qp);
+		sroce_qp_reset(qp);
+		break;
+	case PV_QPS_INIT:
+		if (cur == PV_QPS_RESET)
+			sroce_qp_reset(qp);
+		break;
+	case PV_QPS_RTR:
+		if (cur == PV_QPS_INIT) {
+			ret = sroce_qp_to_rtr(qp, attr, mask);
+			if (ret != 0)
+				return ret;
+			sroce_qp_list_add(qp);
+		}
+		break;
+	case PV_QPS_RTS:
+		if (cur == PV_QPS_RTR) {
+			qp->req.psn = a->sq_psn;
+			qp->req.hw_psn = a->sq_psn;
+			qp->comp.psn = a->sq_psn;
+			qp->req.idx = qp->sq_ci;
+			qp->req.hw_idx = qp->sq_ci;
+			qp->comp.retry_left = a->retry_cnt;
+			qp->comp.rnr_left = a->rnr_retry;
+		}
+		break;
+	case PV_QPS_ERR:
+		pv_sroce_qp_error(qp);
+		break;
+	default:
+		return EINVAL;
+	}
+	qp->state = next;
+	ibqp->state = next;
+	a->qp_state = next;
+	a->cur_qp_state = next;
+	return 0;
+}
+
+int
+pv_sroce_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_unused,
+		  struct pv_qp_init_attr *init_attr)
+{
+	struct sroce_qp *qp = sroce_qp(ibqp);
+
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->cap = ibqp->cap;
+	attr->sq_draining = 0;
+	if (init_attr != NULL) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = ibqp->qp_context;
+		init_attr->send_cq = ibqp->send_cq;
+		init_attr->recv_cq = ibqp->recv_cq;
+		init_attr->srq = NULL;
+		init_attr->cap = ibqp->cap;
+		init_attr->qp_type = PV_QPT_RC;
+		init_attr->sq_sig_all = qp->sig_all;
+	}
+	return 0;
+}
+
+int
+pv_sroce_qp_destroy(struct pv_qp *ibqp)
+{
+	struct sroce_qp *qp = sroce_qp(ibqp);
+	struct sroce_dev *dev = qp->dev;
+
+	sroce_qp_list_del(qp);
+	dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
+	rte_free(qp->sq);
+	rte_free(qp->rq);
+	rte_free(qp);
+	return 0;
+}
+
+void
+pv_sroce_qp_error(struct sroce_qp *qp)
+{
+	qp->state = PV_QPS_ERR;
+	qp->ibqp.state = PV_QPS_ERR;
+	qp->attr.qp_state = PV_QPS_ERR;
+	qp->flush_pending = 1;
+	qp->comp.deadline = 0;
+	qp->req.flags = 0;
+	qp->resp.pend = SROCE_PEND_NONE;
+	qp->resp.res_active = 0;
+	sroce_qp_list_add(qp);
+}
+
+int
+pv_sroce_qp_flush(struct sroce_qp *qp)
+{
+	int work = 0;
+
+	while (qp->sq_ci != qp->sq_pi && sroce_cq_space(qp->scq) > 0) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_ci);
+		struct pv_wc *wc = sroce_cq_next(qp->scq);
+
+		memset(wc, 0, sizeof(*wc));
+		wc->wr_id = w->wr_id;
+		/* the WQE that failed reports why, the others are flushed */
+		wc->status = qp->sq_err_status != 0 ? qp->sq_err_status : PV_WC_WR_FLUSH_ERR;
+		qp->sq_err_status = 0;
+		wc->opcode = sroce_wc_opcode(w->opcode);
+		wc->qp_num = qp->ibqp.qp_num;
+		qp->sq_ci++;
+		work++;
+	}
+	qp->req.idx = qp->sq_ci;
+	while (qp->rq_ci != qp->rq_pi && sroce_cq_space(qp->rcq) > 0) {
+		struct sroce_rwqe *r = sroce_rwqe_at(qp, qp->rq_ci);
+		struct pv_wc *wc = sroce_cq_next(qp->rcq);
+
+		memset(wc, 0, sizeof(*wc));
+		wc->wr_id = r->wr_id;
+		wc->status = qp->rq_err_status != 0 ? qp->rq_err_status : PV_WC_WR_FLUSH_ERR;
+		qp->rq_err_status = 0;
+		wc->opcode = PV_WC_RECV;
+		wc->qp_num = qp->ibqp.qp_num;
+		qp->rq_ci++;
+		work++;
+	}
+	if (work > 0) {
+		pv_sroce_cq_event(qp->scq, 1);
+		if (qp->rcq != qp->scq)
+			pv_sroce_cq_event(qp->rcq, 1);
+	}
+	if (qp->sq_ci == qp->sq_pi && qp->rq_ci == qp->rq_pi)
+		qp->flush_pending = 0;
+	return work;
+}

@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Requester and completer of an RC QP (IBTA vol. 1 9.7, as Linux rxe's
+ * rxe_req.c / rxe_comp.c behave).
+ *
+ * Send queue indices (free running):
+ *   sq_ci <= req.idx <= sq_pi; req.hw_idx = one past the last WQE that ever
+ *   went on the wire. [sq_ci, hw_idx) have PSNs assigned; req.idx and req.off
+ *   are the transmit cursor, moved back by go-back-N (NAK, timeout, RNR).
+ * PSNs: comp.psn = oldest unacknowledged, req.psn = next to send.
+ */
+
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "sroce_fp.h"
+#include "sroce_priv.h"
+
+/* RNR timer codes in microseconds (IBTA vol. 1 table 45) */
+static const uint32_t sroce_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+uint64_t
+pv_sroce_rnr_tsc(uint8_t code)
+{
+	return rte_get_tsc_hz() / 1000000 * sroce_rnr_us[code & 0x1f];
+}
+
+static inline uint32_t
+sroce_wqe_npkts(const struct sroce_qp *qp, const struct sroce_swqe *w)
+{
+	if (w->opcode >= PV_WR_ATOMIC_CMP_AND_SWP)
+		return 1;
+	if (w->length == 0)
+		return 1;
+	return (w->length + qp->mtu - 1) / qp->mtu;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Requester                                                              */
+/* ---------------------------------------------------------------------- */
+
+static inline uint8_t
+sroce_req_opcode(uint8_t wr_op, int first, int last)
+{
+	static const uint8_t send_op[2][2] = {
+		/* [first][last] */
+		{ SROCE_OP_RC_SEND_MIDDLE, SROCE_OP_RC_SEND_LAST },
+		{ SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_ONLY },
+	};
+	static const uint8_t write_op[2][2] = {
+		{ SROCE_OP_RC_WRITE_MIDDLE, SROCE_OP_RC_WRITE_LAST },
+		{ SROCE_OP_RC_WRITE_FIRST, SROCE_OP_RC_WRITE_ONLY },
+	};
+
+	switch (wr_op) {
+	case PV_WR_SEND:
+		return send_op[first][last];
+	case PV_WR_SEND_WITH_IMM:
+		if (last)
+			return first ? SROCE_OP_RC_SEND_ONLY_IMM : SROCE_OP_RC_SEND_LAST_IMM;
+		return send_op[first][0];
+	case PV_WR_RDMA_WRITE:
+		return write_op[first][last];
+	default:	/* PV_WR_RDMA_WRITE_WITH_IMM */
+		if (last)
+			return first ? SROCE_OP_RC_WRITE_ONLY_IMM : SROCE_OP_RC_WRITE_LAST_IMM;
+		return write_op[first][0];
+	}
+}
+
+/* one SEND/WRITE packet of @p w at the transmit cursor; @return 0 or -ENOBUFS */
+static inline int
+sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	uint32_t off = qp->req.off;
+	uint32_t paylen = RTE_MIN(qp->mtu, w->length - off);
+	int first = off == 0;
+	int last = off + paylen == w->length;
+	uint8_t op = sroce_req_opcode(w->opcode, first, last);
+	uint32_t ext = 0;
+	int ackreq;
+	struct rte_mbuf *m;
+	uint8_t *p = NULL;
+
+	if (first && (op == SROCE_OP_RC_WRITE_FIRST || op == SROCE_OP_RC_WRITE_ONLY ||
+		      op == SROCE_OP_RC_WRITE_ONLY_IMM))
+		ext += SROCE_RETH_LEN;
+	if (last && (op == SROCE_OP_RC_SEND_LAST_IMM || op == SROCE_OP_RC_SEND_ONLY_IMM ||
+		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM))
+		ext += SROCE_IMM_LEN;
+	ackreq = last || ++qp->req.noack >= SROCE_ACK_EVERY;
+	m = sroce_frame_start(qp, op, qp->req.psn, ackreq, last && w->se, ext, paylen, &p);
+	if (unlikely(m == NULL))
+		return -ENOBUFS;
+	if (ackreq)
+		qp->req.noack = 0;
+	if (first && (w->opcode == PV_WR_RDMA_WRITE || w->opcode == PV_WR_RDMA_WRITE_WITH_IMM)) {
+		sroce_put_be64(p, w->raddr);
+		sroce_put_be32(p + 8, w->rkey);
+		sroce_put_be32(p + 12, w->length);
+		p += SROCE_RETH_LEN;
+	}
+	if (ext & SROCE_IMM_LEN) {
+		memcpy(p, &w->imm, 4);
+		p += SROCE_IMM_LEN;
+	}
+	if (w->inl)
+		rte_memcpy(p, (const uint8_t *)w->sge + off, paylen);
+	else
+		sroce_sge_copy_out(w->sge, &qp->req.cur, p, paylen);
+	sroce_frame_send(qp->dev, m);
+	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+	qp->req.off = off + paylen;
+	return 0;
+}
+
+/* the READ request or atomic of @p w at the transmit cursor */
+static inline int
+sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct rte_mbuf *m;
+	uint8_t *p = NULL;
+
+	if (w->opcode == PV_WR_RDMA_READ) {
+		uint32_t off = qp->req.off;
+
+		m = sroce_frame_start(qp, SROCE_OP_RC_READ_REQ, qp->req.psn, 1, 0,
+				      SROCE_RETH_LEN, 0, &p);
+		if (unlikely(m == NULL))
+			return -ENOBUFS;
+		/* a retry asks for the rest of the message only */
+		sroce_put_be64(p, w->raddr + off);
+		sroce_put_be32(p + 8, w->rkey);
+		sroce_put_be32(p + 12, w->length - off);
+	} else {
+		m = sroce_frame_start(qp, w->opcode == PV_WR_ATOMIC_CMP_AND_SWP ?
+				      SROCE_OP_RC_CMP_SWAP : SROCE_OP_RC_FETCH_ADD,
+				      qp->req.psn, 1, 0, SROCE_ATMETH_LEN, 0, &p);
+		if (unlikely(m == NULL))
+			return -ENOBUFS;
+		sroce_put_be64(p, w->raddr);
+		sroce_put_be32(p + 8, w->rkey);
+		if (w->opcode == PV_WR_ATOMIC_CMP_AND_SWP) {
+			sroce_put_be64(p + 12, w->swap);
+			sroce_put_be64(p + 20, w->compare_add);
+		} else {
+			sroce_put_be64(p + 12, w->compare_add);
+			sroce_put_be64(p + 20, 0);
+		}
+	}
+	sroce_frame_send(qp->dev, m);
+	qp->req.noack = 0;
+	qp->req.psn = sroce_psn_add(w->last_psn, 1);
+	qp->req.off = 0;
+	qp->req.rd_inflight++;
+	qp->req.idx++;
+	return 0;
+}
+
+int
+pv_sroce_req_tx(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(dev));
+	uint32_t max_rd = RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1);
+	uint32_t n = 0;
+
+	if (unlikely(qp->req.flags != 0 || qp->state != PV_QPS_RTS))
+		return 0;
+	while (n < budget && qp->req.idx != qp->sq_pi) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->req.idx);
+
+		if (unlikely(sroce_psn_diff(qp->req.psn, qp->comp.psn) >= SROCE_WINDOW))
+			break;
+		if (qp->req.off == 0) {
+			if (unlikely(w->rd_atomic && qp->req.rd_inflight >= max_rd))
+				break;
+			if (unlikely(w->fence && qp->req.rd_inflight > 0))
+				break;
+			/* first packet of the WQE (again, after go-back-N: same PSN) */
+			w->first_psn = qp->req.psn;
+			w->npkts = sroce_wqe_npkts(qp, w);
+			w->last_psn = sroce_psn_add(w->first_psn, w->npkts - 1);
+			qp->req.cur.i = 0;
+			qp->req.cur.off = 0;
+			if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+				qp->req.hw_idx = qp->req.idx + 1;
+		}
+		if (w->rd_atomic) {
+			if (unlikely(sroce_req_rd_atomic_pkt(qp, w) != 0))
+				break;
+		} else {
+			if (unlikely(sroce_req_send_pkt(qp, w) != 0))
+				break;
+			if (qp->req.off == w->length) {
+				qp->req.idx++;
+				qp->req.off = 0;
+			}
+		}
+		n++;
+	}
+	if (n > 0) {
+		if (sroce_psn_diff(qp->req.psn, qp->req.hw_psn) > 0)
+			qp->req.hw_psn = qp->req.psn;
+		if (qp->comp.deadline == 0 && qp->timeout_tsc != 0)
+			qp->comp.deadline = rte_rdtsc() + qp->timeout_tsc;
+	}
+	return (int)n;
+}
+
+/* go-back-N: restart transmission at @p psn (IBTA 9.7.4.1.4 / 9.7.5.1.2) */
+static __rte_noinline void
+sroce_req_rewind(struct sroce_qp *qp, uint32_t psn)
+{
+	uint32_t i, rd = 0;
+
+	for (i = qp->sq_ci; i != qp->req.hw_idx; i++) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, i);
+
+		if (sroce_psn_diff(psn, w->first_psn) >= 0 &&
+		    sroce_psn_diff(psn, w->last_psn) <= 0) {
+			uint32_t k = (uint32_t)sroce_psn_diff(psn, w->first_psn);
+
+			qp->req.idx = i;
+			qp->req.psn = psn;
+			qp->req.off = w->opcode >= PV_WR_ATOMIC_CMP_AND_SWP ? 0 : k * qp->mtu;
+			if (!w->rd_atomic && !w->inl)
+				sroce_cursor_seek(w->sge, w->num_sge, &qp->req.cur, qp->req.off);
+			qp->req.rd_inflight = rd;
+			qp->req.noack = 0;
+			qp->dev->stats.retransmits++;
+			SROCE_DP_LOG(DEBUG, "qp 0x%x: go back to psn 0x%x (wqe %u)",
+				     qp->ibqp.qp_num, psn, i);
+			return;
+		}
+		rd += w->rd_atomic;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Completer                                                              */
+/* ---------------------------------------------------------------------- */
+
+static inline void
+sroce_comp_progress(struct sroce_qp *qp)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	if (sroce_psn_diff(qp->req.psn, qp->comp.psn) > 0 && qp->timeout_tsc != 0)
+		qp->comp.deadline = rte_rdtsc() + qp->timeout_tsc;
+	else
+		qp->comp.deadline = 0;
+}
+
+/* write the success completion of the head WQE; @return 0 or -ENOSPC */
+static inline int
+sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	if (w->signaled) {
+		struct pv_wc *wc;
+
+		if (unlikely(sroce_cq_space(qp->scq) == 0)) {
+			qp->comp.stalled = 1;
+			return -ENOSPC;
+		}
+		wc = sroce_cq_next(qp->scq);
+		wc->wr_id = w->wr_id;
+		wc->status = PV_WC_SUCCESS;
+		wc->opcode = sroce_wc_opcode(w->opcode);
+		wc->vendor_err = 0;
+		wc->byte_len = w->length;
+		wc->imm_data = 0;
+		wc->qp_num = qp->ibqp.qp_num;
+		wc->src_qp = 0;
+		wc->wc_flags = 0;
+		wc->pkey_index = 0;
+		wc->slid = 0;
+		wc->sl = 0;
+		wc->dlid_path_bits = 0;
+		pv_sroce_cq_event(qp->scq, 0);
+	}
+	if (w->rd_atomic)
+		qp->req.rd_inflight--;
+	qp->sq_ci++;
+	return 0;
+}
+
+/*
+ * Complete the SEND/WRITE WQEs whose last PSN is at or before @p psn; stop
+ * at the first READ/atomic (they complete with their response data).
+ * @return the head WQE if it is a READ/atomic that @p psn covers, else NULL.
+ */
+static inline struct sroce_swqe *
+sroce_comp_ack_upto(struct sroce_qp *qp, uint32_t psn)
+{
+	int done = 0;
+
+	while (qp->sq_ci != qp->req.hw_idx) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_ci);
+
+		if (w->rd_atomic) {
+			if (sroce_psn_diff(psn, w->first_psn) >= 0)
+				return w;
+			break;
+		}
+		if (sroce_psn_diff(psn, w->last_psn) < 0)
+			break;
+		if (sroce_comp_wqe(qp, w) != 0)
+			break;
+		done++;
+	}
+	if (sroce_psn_diff(sroce_psn_add(psn, 1), qp->comp.psn) > 0) {
+		qp->comp.psn = sroce_psn_add(psn, 1);
+		done++;
+	}
+	if (done)
+		sroce_comp_progress(qp);
+	return NULL;
+}
+
+/* PSN the head READ/atomic expects next */
+static inline uint32_t
+sroce_rd_psn(const struct sroce_qp *qp, const struct sroce_swqe *w)
+{
+	if (w->opcode != PV_WR_RDMA_READ)
+		return w->first_psn;
+	return sroce_psn_add(w->first_psn, w->rd_off / qp->mtu);
+}
+
+static __rte_noinline void
+sroce_comp_fail(struct sroce_qp *qp, enum pv_wc_status status)
+{
+	SROCE_DP_LOG(DEBUG, "qp 0x%x: wqe %u fails: %s", qp->ibqp.qp_num, qp->sq_ci,
+		     pv_wc_status_str(status));
+	/* the flush reports the head WQE with this status, the rest as flushed */
+	qp->sq_err_status = status;
+	pv_sroce_qp_error(qp);
+}
+
+/* a response for the head READ/atomic is missing: resend from its PSN */
+static __rte_noinline void
+sroce_comp_rd_retry(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	uint32_t psn = sroce_rd_psn(qp, w);
+
+	qp->comp.psn = psn;
+	if (sroce_psn_diff(qp->req.psn, psn) > 0)
+		sroce_req_rewind(qp, psn);
+}
+
+static __rte_noinline void
+sroce_comp_nak(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	uint8_t syn = pkt->aeth_syndrome;
+	uint32_t psn = pkt->psn;
+	struct sroce_swqe *w;
+
+	/* a NAK acknowledges every packet before its PSN */
+	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK));
+	if (w != NULL) {
+		sroce_comp_rd_retry(qp, w);
+		return;
+	}
+	if ((syn & SROCE_AETH_TYPE_MASK) == SROCE_AETH_RNR_NAK) {
+		qp->dev->stats.rnr_naks_rx++;
+		if (qp->comp.rnr_left == 0) {
+			sroce_comp_fail(qp, PV_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		if (qp->comp.rnr_left != 7)	/* 7: retry forever */
+			qp->comp.rnr_left--;
+		qp->comp.psn = psn;
+		sroce_req_rewind(qp, psn);
+		qp->req.flags |= SROCE_REQ_RNR_WAIT;
+		qp->req.rnr_until = rte_rdtsc() + pv_sroce_rnr_tsc(syn & SROCE_AETH_VALUE_MASK);
+		qp->comp.deadline = 0;
+		return;
+	}
+	switch (syn & SROCE_AETH_VALUE_MASK) {
+	case SROCE_NAK_PSN_SEQ_ERR:
+		/* not counted against retry_cnt: the responder told us what it misses */
+		qp->dev->stats.seq_naks_rx++;
+		if (sroce_psn_diff(qp->req.psn, psn) > 0 &&
+		    sroce_psn_diff(psn, qp->comp.psn) >= 0) {
+			qp->comp.psn = psn;
+			sroce_req_rewind(qp, psn);
+		}
+		return;
+	case SROCE_NAK_INV_REQ:
+		qp->dev->stats.err_naks_rx++;
+		sroce_comp_fail(qp, PV_WC_REM_INV_REQ_ERR);
+		return;
+	case SROCE_NAK_REM_ACCESS:
+		qp->dev->stats.err_naks_rx++;
+		sroce_comp_fail(qp, PV_WC_REM_ACCESS_ERR);
+		return;
+	case SROCE_NAK_REM_OP:
+		qp->dev->stats.err_naks_rx++;
+		sroce_comp_fail(qp, PV_WC_REM_OP_ERR);
+		return;
+	case SROCE_NAK_INV_RD_REQ:
+		qp->dev->stats.err_naks_rx++;
+		sroce_comp_fail(qp, PV_WC_REM_INV_RD_REQ_ERR);
+		return;
+	default:
+		qp->dev->stats.rx_drop_hdr++;
+		return;
+	}
+}
+
+static inline void
+sroce_comp_read_resp(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_swqe *w;
+	uint32_t exp, len = pkt->payload_len, left;
+	int last;
+
+	/* responses acknowledge every request before the READ */
+	w = sroce_comp_ack_upto(qp, sroce_psn_add(pkt->psn, SROCE_PSN_MASK));
+	if (w == NULL) {
+		if (qp->sq_ci == qp->req.hw_idx)
+			return;		/* stale */
+		w = sroce_swqe_at(qp, qp->sq_ci);
+		if (!w->rd_atomic || sroce_psn_diff(pkt->psn, w->first_psn) < 0)
+			return;		/* stale or misrouted */
+	}
+	if (unlikely(w->opcode != PV_WR_RDMA_READ)) {
+		sroce_comp_rd_retry(qp, w);
+		return;
+	}
+	exp = sroce_rd_psn(qp, w);
+	if (unlikely(pkt->psn != exp)) {
+		/* later than expected: responses were lost */
+		if (sroce_psn_diff(pkt->psn, exp) > 0)
+			sroce_comp_rd_retry(qp, w);
+		return;
+	}
+	left = w->length - w->rd_off;
+	last = len >= left;
+	if (unlikely(len > left || (!last && len != qp->mtu))) {
+		qp->dev->stats.rx_drop_hdr++;
+		return;
+	}
+	if (w->rd_off == 0) {
+		qp->comp.cur.i = 0;
+		qp->comp.cur.off = 0;
+	}
+	sroce_sge_copy_in(w->sge, &qp->comp.cur, pkt->frame + pkt->payload_off, len);
+	w->rd_off += len;
+	qp->comp.psn = sroce_psn_add(pkt->psn, 1);
+	if (last) {
+		if (sroce_comp_wqe(qp, w) != 0) {
+			/* no CQ space: keep the data, complete on a later ACK/drain */
+			w->rd_off = w->length;
+		}
+	}
+	sroce_comp_progress(qp);
+}
+
+static inline void
+sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_swqe *w;
+	uint64_t orig = pkt->atomic_orig;
+
+	w = sroce_comp_ack_upto(qp, sroce_psn_add(pkt->psn, SROCE_PSN_MASK));
+	if (w == NULL) {
+		if (qp->sq_ci == qp->req.hw_idx)
+			return;
+		w = sroce_swqe_at(qp, qp->sq_ci);
+		if (!w->rd_atomic)
+			return;
+	}
+	if (w->opcode == PV_WR_RDMA_READ || pkt->psn != w->first_psn) {
+		if (sroce_psn_diff(pkt->psn, w->first_psn) > 0)
+			sroce_comp_rd_retry(qp, w);
+		return;
+	}
+	if (w->rd_off == 0) {
+		struct sroce_cursor c = { 0, 0 };
+
+		/* the original value lands in host order, as verbs returns it */
+		sroce_sge_copy_in(w->sge, &c, (const uint8_t *)&orig, 8);
+		w->rd_off = 8;
+	}
+	qp->comp.psn = sroce_psn_add(pkt->psn, 1);
+	(void)sroce_comp_wqe(qp, w);
+	sroce_comp_progress(qp);
+}
+
+void
+pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_swqe *w;
+
+	if (unlikely(qp->state != PV_QPS_RTS)) {
+		qp->dev->stats.rx_drop_state++;
+		return;
+	}
+	/* ignore responses to PSNs never sent */
+	if (unlikely(sroce_psn_diff(pkt->psn, qp->req.hw_psn) >= 0)) {
+		qp->dev->stats.rx_drop_hdr++;
+		return;
+	}
+	switch (pkt->opcode) {
+	case SROCE_OP_RC_ACK:
+		if (likely((pkt->aeth_syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_ACK)) {
+			w = sroce_comp_ack_upto(qp, pkt->psn);
+			if (unlikely(w != NULL))
+				sroce_comp_rd_retry(qp, w);
+		} else {
+			sroce_comp_nak(qp, pkt);
+		}
+		break;
+	case SROCE_OP_RC_READ_RESP_FIRST:
+	case SROCE_OP_RC_READ_RESP_MIDDLE:
+	case SROCE_OP_RC_READ_RESP_LAST:
+	case SROCE_OP_RC_READ_RESP_ONLY:
+		sroce_comp_read_resp(qp, pkt);
+		break;
+	case SROCE_OP_RC_ATOMIC_ACK:
+		sroce_comp_atomic_ack(qp, pkt);
+		break;
+	default:
+		qp->dev->stats.rx_drop_hdr++;
+		break;
+	}
+}
+
+int
+pv_sroce_comp_drain(struct sroce_qp *qp)
+{
+	uint32_t ci = qp->sq_ci;
+
+	qp->comp.stalled = 0;
+	(void)sroce_comp_ack_upto(qp, sroce_psn_add(qp->comp.psn, SROCE_PSN_MASK));
+	/* a READ whose data all arrived while the CQ was full */
+	while (qp->sq_ci != qp->req.hw_idx) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_ci);
+
+		if (!w->rd_atomic || w->rd_off != w->length || w->length == 0 ||
+		    sroce_comp_wqe(qp, w) != 0)
+			break;
+		(void)sroce_comp_ack_upto(qp, sroce_psn_add(qp->comp.psn, SROCE_PSN_MASK));
+	}
+	return (int)(qp->sq_ci - ci);
+}
+
+int
+pv_sroce_req_timers(struct sroce_qp *qp, uint64_t now)
+{
+	if ((qp->req.flags & SROCE_REQ_RNR_WAIT) && now >= qp->req.rnr_until) {
+		qp->req.flags &= ~SROCE_REQ_RNR_WAIT;
+		return 1;
+	}
+	if (qp->comp.deadline == 0 || now < qp->comp.deadline)
+		return 0;
+	if (sroce_psn_diff(qp->req.psn, qp->comp.psn) <= 0 && qp->sq_ci == qp->req.hw_idx) {
+		qp->comp.deadline = 0;
+		return 0;
+	}
+	qp->dev->stats.timeouts++;
+	if (qp->comp.retry_left == 0) {
+		sroce_comp_fail(qp, PV_WC_RETRY_EXC_ERR);
+		return 1;
+	}
+	qp->comp.retry_left--;
+	if (qp->sq_ci != qp->req.hw_idx) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_ci);
+
+		if (w->rd_atomic)
+			qp->comp.psn = sroce_rd_psn(qp, w);
+	}
+	sroce_req_rewind(qp, qp->comp.psn);
+	qp->comp.deadline = now + qp->timeout_tsc;
+	return 1;
+}

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Responder of an RC QP (IBTA vol. 1 9.7.4 / 9.7.5, as Linux rxe's
+ * rxe_resp.c behaves).
+ *
+ * Packets are handled in PSN order: a packet after the expected PSN draws
+ * one PSN sequence error NAK (then silence until the expected PSN arrives);
+ * a packet before it is a duplicate: SEND/WRITE are re-acknowledged, READ
+ * and atomics are answered again from their saved resource. Every remote
+ * access is checked (rkey, PD, right, bounds) before a byte moves; a
+ * violation is a NAK and moves the QP to ERR.
+ *
+ * Responses go out in order: READ responses and atomic ACKs first (from the
+ * resources, oldest first), then the coalesced ACK/NAK, so an ACK never
+ * overtakes the READ data it implicitly acknowledges.
+ */
+
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "sroce_fp.h"
+#include "sroce_priv.h"
+
+/* queue an ACK/NAK; a newer PSN replaces an older one (coalescing) */
+static inline void
+sroce_resp_pend(struct sroce_qp *qp, uint8_t syn, uint32_t psn)
+{
+	if (qp->resp.pend != SROCE_PEND_NONE && sroce_psn_diff(psn, qp->resp.pend_psn) < 0)
+		return;
+	qp->resp.pend = SROCE_PEND_ACK;
+	qp->resp.pend_syn = syn;
+	qp->resp.pend_psn = psn;
+	qp->resp.pend_msn = qp->resp.msn;
+}
+
+static int
+sroce_resp_ack_send(struct sroce_qp *qp, uint8_t syn, uint32_t psn, uint32_t msn)
+{
+	struct rte_mbuf *m;
+	uint8_t *p = NULL;
+
+	m = sroce_frame_start(qp, SROCE_OP_RC_ACK, psn, 0, 0, SROCE_AETH_LEN, 0, &p);
+	if (unlikely(m == NULL))
+		return -ENOBUFS;
+	sroce_put_be32(p, (uint32_t)syn << 24 | (msn & 0xffffff));
+	sroce_frame_send(qp->dev, m);
+	qp->dev->stats.acks_tx++;
+	return 0;
+}
+
+/* fatal responder error: NAK now, then ERR (IBTA 9.7.5.2.x, rxe) */
+static __rte_noinline void
+sroce_resp_fatal(struct sroce_qp *qp, uint8_t nak, const struct sroce_pkt *pkt)
+{
+	struct pv_async_event ev;
+
+	SROCE_DP_LOG(DEBUG, "qp 0x%x: psn 0x%x opcode 0x%x: %s", qp->ibqp.qp_num, pkt->psn,
+		     pkt->opcode, pv_sroce_aeth_name(SROCE_AETH_NAK | nak));
+	qp->dev->stats.err_naks_tx++;
+	if (sroce_tx_space(qp->dev) > 0)
+		(void)sroce_resp_ack_send(qp, SROCE_AETH_NAK | nak, pkt->psn, qp->resp.msn);
+	pv_sroce_qp_error(qp);
+	ev.element.qp = &qp->ibqp;
+	ev.event_type = nak == SROCE_NAK_REM_ACCESS ? PV_EVENT_QP_ACCESS_ERR :
+			PV_EVENT_QP_REQ_ERR;
+	if (qp->ibqp.context != NULL)
+		(void)pv_async_event_post(qp->ibqp.context, &ev);
+}
+
+static __rte_noinline void
+sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	qp->dev->stats.rnr_naks_tx++;
+	sroce_resp_pend(qp, SROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
+	/* later packets are dropped silently until the retry arrives */
+	qp->resp.nak_sent = 1;
+}
+
+static inline void
+sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint32_t byte_len,
+			 enum pv_wc_opcode opcode)
+{
+	struct sroce_rwqe *r = sroce_rwqe_at(qp, qp->rq_ci);
+	struct pv_wc *wc = sroce_cq_next(qp->rcq);
+	int imm = (pv_sroce_opcode_info[pkt->opcode].flags & SROCE_OPF_IMM) != 0;
+
+	wc->wr_id = r->wr_id;
+	wc->status = PV_WC_SUCCESS;
+	wc->opcode = opcode;
+	wc->vendor_err = 0;
+	wc->byte_len = byte_len;
+	wc->imm_data = imm ? pkt->imm : 0;
+	wc->qp_num = qp->ibqp.qp_num;
+	wc->src_qp = qp->dqpn;
+	wc->wc_flags = imm ? PV_WC_WITH_IMM : 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+	qp->rq_ci++;
+	pv_sroce_cq_event(qp->rcq, pkt->se);
+}
+
+static inline void
+sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags)
+{
+	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
+	int last = (flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) != 0;
+	uint32_t len = pkt->payload_len;
+	struct sroce_rwqe *r;
+
+	if (first) {
+		if (unlikely(qp->rq_ci == qp->rq_pi)) {
+			sroce_resp_rnr(qp, pkt);
+			return;
+		}
+		qp->resp.rcv_len = 0;
+		qp->resp.rcur.i = 0;
+		qp->resp.rcur.off = 0;
+	}
+	/* no room for the completion: as if no receive was posted */
+	if (unlikely(last && sroce_cq_space(qp->rcq) == 0)) {
+		sroce_resp_rnr(qp, pkt);
+		return;
+	}
+	if (unlikely(!last && len != qp->mtu)) {
+		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+		return;
+	}
+	r = sroce_rwqe_at(qp, qp->rq_ci);
+	if (unlikely(qp->resp.rcv_len + len > r->length)) {
+		/* the receive buffer is too small: its WQE reports it */
+		qp->rq_err_status = PV_WC_LOC_LEN_ERR;
+		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+		return;
+	}
+	sroce_sge_copy_in(r->sge, &qp->resp.rcur, pkt->frame + pkt->payload_off, len);
+	qp->resp.rcv_len += len;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	if (last) {
+		qp->resp.in_send = 0;
+		qp->resp.msn++;
+		sroce_resp_recv_complete(qp, pkt, qp->resp.rcv_len, PV_WC_RECV);
+	} else {
+		qp->resp.in_send = 1;
+	}
+	if (pkt->ackreq)
+		sroce_resp_pend(qp, SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, pkt->psn);
+}
+
+static inline void
+sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags)
+{
+	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
+	int last = (flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) != 0;
+	int imm = (flags & SROCE_OPF_IMM) != 0;
+	uint32_t len = pkt->payload_len;
+
+	if (unlikely(imm && (qp->rq_ci == qp->rq_pi || sroce_cq_space(qp->rcq) == 0))) {
+		sroce_resp_rnr(qp, pkt);
+		return;
+	}
+	if (first) {
+		uint8_t *dst = (uint8_t *)(uintptr_t)pkt->va;
+
+		if (unlikely(!(qp->attr.qp_access_flags & PV_ACCESS_REMOTE_WRITE))) {
+			sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS, pkt);
+			return;
+		}
+		/* a zero-length WRITE touches nothing and is not checked (9.7.4.1.5) */
+		if (pkt->dma_len != 0) {
+			dst = pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va,
+						 pkt->dma_len, PV_ACCESS_REMOTE_WRITE);
+			if (unlikely(dst == NULL)) {
+				sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS, pkt);
+				return;
+			}
+		}
+		qp->resp.wr_ptr = dst;
+		qp->resp.wr_resid = pkt->dma_len;
+		qp->resp.wr_total = pkt->dma_len;
+	}
+	if (unlikely(len > qp->resp.wr_resid || (!last && len != qp->mtu) ||
+		     (last && len != qp->resp.wr_resid))) {
+		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+		return;
+	}
+	rte_memcpy(qp->resp.wr_ptr, pkt->frame + pkt->payload_off, len);
+	qp->resp.wr_ptr += len;
+	qp->resp.wr_resid -= len;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	if (last) {
+		qp->resp.in_write = 0;
+		qp->resp.msn++;
+		if (imm)
+			sroce_resp_recv_complete(qp, pkt, qp->resp.wr_total,
+						 PV_WC_RECV_RDMA_WITH_IMM);
+	} else {
+		qp->resp.in_write = 1;
+	}
+	if (pkt->ackreq)
+		sroce_resp_pend(qp, SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, pkt->psn);
+}
+
+static inline struct sroce_res *
+sroce_resp_res_new(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	uint32_t nres = qp->attr.max_dest_rd_atomic;
+	struct sroce_res *res;
+
+	if (unlikely(nres == 0 || qp->resp.res_active >= nres)) {
+		/* more READ/atomics in flight than max_dest_rd_atomic allows */
+		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+		return NULL;
+	}
+	if (qp->resp.res_head >= nres)
+		qp->resp.res_head = 0;
+	/* the ring recycles the oldest resource that is not sending (as rxe) */
+	res = &qp->resp.res[qp->resp.res_head];
+	while (res->active) {
+		qp->resp.res_head = (qp->resp.res_head + 1) % nres;
+		res = &qp->resp.res[qp->resp.res_head];
+	}
+	qp->resp.res_head = (qp->resp.res_head + 1) % nres;
+	return res;
+}
+
+static inline void
+sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	uint8_t *src = NULL;
+	struct sroce_res *res;
+	uint32_t npkts;
+
+	if (unlikely(!(qp->attr.qp_access_flags & PV_ACCESS_REMOTE_READ))) {
+		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS, pkt);
+		return;
+	}
+	if (pkt->dma_len != 0) {
+		src = pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va, pkt->dma_len,
+					 PV_ACCESS_REMOTE_READ);
+		if (unlikely(src == NULL)) {
+			sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS, pkt);
+			return;
+		}
+	}
+	res = sroce_resp_res_new(qp, pkt);
+	if (unlikely(res == NULL))
+		return;
+	npkts = pkt->dma_len == 0 ? 1 : (pkt->dma_len + qp->mtu - 1) / qp->mtu;
+	qp->resp.msn++;
+	res->type = SROCE_RES_READ;
+	res->first_psn = pkt->psn;
+	res->last_psn = sroce_psn_add(pkt->psn, npkts - 1);
+	res->start_psn = pkt->psn;
+	res->msn = qp->resp.msn;
+	res->base = src;
+	res->len = pkt->dma_len;
+	res->cur_psn = pkt->psn;
+	res->cur_off = 0;
+	res->active = 1;
+	qp->resp.res_active++;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, npkts);
+}
+
+static inline void
+sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_res *res;
+	uint64_t *dst, orig;
+
+	if (unlikely(!(qp->attr.qp_access_flags & PV_ACCESS_REMOTE_ATOMIC))) {
+		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS, pkt);
+		return;
+	}
+	if (unlikely(pkt->va & 7)) {
+		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+		return;
+	}
+	dst = (uint64_t *)pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va, 8,
+					     PV_ACCESS_REMOTE_ATOMIC);
+	if (unlikely(dst == NULL)) {
+		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS, pkt);
+		return;
+	}
+	res = sroce_resp_res_new(qp, pkt);
+	if (unlikely(res == NULL))
+		return;
+	/* atomic against this process' CPUs (PV_ATOMIC_HCA) */
+	if (pkt->opcode == SROCE_OP_RC_CMP_SWAP) {
+		orig = pkt->compare;
+		__atomic_compare_exchange_n(dst, &orig, pkt->swap_add, 0, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(dst, pkt->swap_add, __ATOMIC_SEQ_CST);
+	}
+	qp->resp.msn++;
+	res->type = SROCE_RES_ATOMIC;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->start_psn = pkt->psn;
+	res->cur_psn = pkt->psn;
+	res->msn = qp->resp.msn;
+	res->orig = orig;
+	res->active = 1;
+	qp->resp.res_active++;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+}
+
+/* a request before the expected PSN (IBTA 9.7.5.1.3) */
+static __rte_noinline void
+sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags)
+{
+	uint32_t i;
+
+	qp->dev->stats.dup_reqs++;
+	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
+		sroce_resp_pend(qp, SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
+				sroce_psn_add(qp->resp.epsn, SROCE_PSN_MASK));
+		return;
+	}
+	for (i = 0; i < RTE_MIN(qp->attr.max_dest_rd_atomic, (uint8_t)SROCE_MAX_RD_ATOMIC);
+	     i++) {
+		struct sroce_res *res = &qp->resp.res[i];
+
+		if (res->type == SROCE_RES_FREE ||
+		    sroce_psn_diff(pkt->psn, res->first_psn) < 0 ||
+		    sroce_psn_diff(pkt->psn, res->last_psn) > 0)
+			continue;
+		if ((res->type == SROCE_RES_READ) != (pkt->opcode == SROCE_OP_RC_READ_REQ))
+			return;
+		if (res->active)
+			return;		/* still answering it */
+		/* answer again from the requested PSN: a new response stream */
+		res->start_psn = pkt->psn;
+		res->cur_psn = pkt->psn;
+		res->cur_off = (uint32_t)sroce_psn_diff(pkt->psn, res->first_psn) * qp->mtu;
+		res->active = 1;
+		qp->resp.res_active++;
+		return;
+	}
+	/* resource recycled: nothing to replay (rxe drops it too) */
+}
+
+void
+pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	uint16_t flags = pv_sroce_opcode_info[pkt->opcode].flags;
+	int32_t d;
+
+	if (unlikely(qp->state != PV_QPS_RTR && qp->state != PV_QPS_RTS)) {
+		qp->dev->stats.rx_drop_state++;
+		return;
+	}
+	d = sroce_psn_diff(pkt->psn, qp->resp.epsn);
+	if (unlikely(d != 0)) {
+		if (d > 0) {
+			if (!qp->resp.nak_sent) {
+				qp->resp.nak_sent = 1;
+				qp->dev->stats.seq_naks_tx++;
+				sroce_resp_pend(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
+						qp->resp.epsn);
+			}
+			return;
+		}
+		sroce_resp_duplicate(qp, pkt, flags);
+		return;
+	}
+	qp->resp.nak_sent = 0;
+	/* opcode sequence (9.7.5.1.4): a message in progress must continue */
+	if (unlikely(qp->resp.in_send ? !(flags & SROCE_OPF_SEND) ||
+		     (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) :
+		     qp->resp.in_write ? !(flags & SROCE_OPF_WRITE) ||
+		     (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) :
+		     (flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) != 0)) {
+		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+		return;
+	}
+	if (flags & SROCE_OPF_SEND) {
+		if (unlikely(flags & SROCE_OPF_INV)) {
+			sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+			return;
+		}
+		sroce_resp_send(qp, pkt, flags);
+	} else if (flags & SROCE_OPF_WRITE) {
+		sroce_resp_write(qp, pkt, flags);
+	} else if (pkt->opcode == SROCE_OP_RC_READ_REQ) {
+		sroce_resp_read(qp, pkt);
+	} else if (flags & SROCE_OPF_ATOMIC) {
+		sroce_resp_atomic(qp, pkt);
+	} else {
+		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
+	}
+}
+
+/* oldest resource with responses to send */
+static inline struct sroce_res *
+sroce_resp_res_next(struct sroce_qp *qp)
+{
+	struct sroce_res *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+		struct sroce_res *res = &qp->resp.res[i];
+
+		if (res->active && (best == NULL ||
+				    sroce_psn_diff(res->cur_psn, best->cur_psn) < 0))
+			best = res;
+	}
+	return best;
+}
+
+static inline int
+sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
+{
+	uint32_t left = res->len - res->cur_off;
+	uint32_t paylen = RTE_MIN(left, qp->mtu);
+	int first = res->cur_psn == res->start_psn;
+	int last = paylen == left;
+	uint8_t op;
+	struct rte_mbuf *m;
+	uint8_t *p = NULL;
+
+	if (first)
+		op = last ? SROCE_OP_RC_READ_RESP_ONLY : SROCE_OP_RC_READ_RESP_FIRST;
+	else
+		op = last ? SROCE_OP_RC_READ_RESP_LAST : SROCE_OP_RC_READ_RESP_MIDDLE;
+	m = sroce_frame_start(qp, op, res->cur_psn, 0, 0,
+			      op == SROCE_OP_RC_READ_RESP_MIDDLE ? 0 : SROCE_AETH_LEN, paylen,
+			      &p);
+	if (unlikely(m == NULL))
+		return -ENOBUFS;
+	if (op != SROCE_OP_RC_READ_RESP_MIDDLE) {
+		sroce_put_be32(p, (uint32_t)(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID) << 24 |
+			       (res->msn & 0xffffff));
+		p += SROCE_AETH_LEN;
+	}
+	if (paylen != 0)
+		rte_memcpy(p, res->base + res->cur_off, paylen);
+	sroce_frame_send(qp->dev, m);
+	res->cur_off += paylen;
+	res->cur_psn = sroce_psn_add(res->cur_psn, 1);
+	if (last) {
+		res->active = 0;
+		qp->resp.res_active--;
+	}
+	return 0;
+}
+
+static inline int
+sroce_resp_atomic_pkt(struct sroce_qp *qp, struct sroce_res *res)
+{
+	struct rte_mbuf *m;
+	uint8_t *p = NULL;
+
+	m = sroce_frame_start(qp, SROCE_OP_RC_ATOMIC_ACK, res->first_psn, 0, 0,
+			      SROCE_AETH_LEN + SROCE_ATMACK_LEN, 0, &p);
+	if (unlikely(m == NULL))
+		return -ENOBUFS;
+	sroce_put_be32(p, (uint32_t)(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID) << 24 |
+		       (res->msn & 0xffffff));
+	sroce_put_be64(p + SROCE_AETH_LEN, res->orig);
+	sroce_frame_send(qp->dev, m);
+	res->active = 0;
+	qp->resp.res_active--;
+	return 0;
+}
+
+int
+pv_sroce_resp_tx(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(dev));
+	uint32_t n = 0;
+
+	while (qp->resp.res_active > 0 && n < budget) {
+		struct sroce_res *res = sroce_resp_res_next(qp);
+		int ret;
+
+		if (res->type == SROCE_RES_READ)
+			ret = sroce_resp_read_pkt(qp, res);
+		else
+			ret = sroce_resp_atomic_pkt(qp, res);
+		if (unlikely(ret != 0))
+			return (int)n;
+		n++;
+	}
+	if (qp->resp.pend != SROCE_PEND_NONE && qp->resp.res_active == 0 && n < budget) {
+		if (sroce_resp_ack_send(qp, qp->resp.pend_syn, qp->resp.pend_psn,
+					qp->resp.pend_msn) == 0) {
+			qp->resp.pend = SROCE_PEND_NONE;
+			n++;
+		}
+	}
+	return (int)n;
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Helpers of the softroce integration tests: QP set-up and connection,
+ * completion waits with progress on every context the test drives.
+ */
+
+#ifndef PV_TEST_INTEGRATION_UT_SROCE_H
+#define PV_TEST_INTEGRATION_UT_SROCE_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pv_verbs.h"
+
+#define UT_MAX_CTX 2
+
+/* contexts progressed while a test waits */
+static struct pv_context *ut_progress_ctx[UT_MAX_CTX];
+
+static inline uint64_t
+ut_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline void
+ut_progress(void)
+{
+	int i;
+
+	for (i = 0; i < UT_MAX_CTX; i++)
+		if (ut_progress_ctx[i] != NULL)
+			pv_progress(ut_progress_ctx[i]);
+}
+
+/* wait for one completion on @p cq; @return 1, or 0 on timeout */
+static inline int
+ut_wait_wc(struct pv_cq *cq, struct pv_wc *wc, uint32_t timeout_ms)
+{
+	uint64_t end = ut_now_ms() + timeout_ms;
+
+	for (;;) {
+		if (pv_poll_cq(cq, 1, wc) == 1)
+			return 1;
+		ut_progress();
+		if (ut_now_ms() > end)
+			return 0;
+	}
+}
+
+/* progress for @p ms milliseconds */
+static inline void
+ut_spin(uint32_t ms)
+{
+	uint64_t end = ut_now_ms() + ms;
+
+	while (ut_now_ms() < end)
+		ut_progress();
+}
+
+struct ut_qp_opts {
+	uint8_t timeout;	/* local ACK timeout exponent */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t rd_atomic;
+	unsigned int access;	/* responder qp_access_flags */
+	enum pv_mtu mtu;	/* 0: port active_mtu */
+};
+
+static const struct ut_qp_opts ut_qp_defaults = {
+	.timeout = 14,		/* 67 ms */
+	.retry_cnt = 7,
+	.rnr_retry = 7,
+	.min_rnr_timer = 1,	/* 10 us */
+	.rd_atomic = 16,
+	.access = PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC,
+};
+
+static inline struct pv_qp *
+ut_qp_create(struct pv_pd *pd, struct pv_cq *cq, uint32_t depth)
+{
+	struct pv_qp_init_attr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = PV_QPT_RC;
+	ia.cap.max_send_wr = depth;
+	ia.cap.max_recv_wr = depth;
+	ia.cap.max_send_sge = 4;
+	ia.cap.max_recv_sge = 4;
+	ia.cap.max_inline_data = 64;
+	return pv_create_qp(pd, &ia);
+}
+
+/* the remote side of a connection, as exchanged out of band */
+struct ut_peer {
+	uint32_t qpn;
+	uint32_t psn;
+	union pv_gid gid;
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t pad;
+};
+
+static inline int
+ut_qp_init(struct pv_qp *qp, const struct ut_qp_opts *o)
+{
+	struct pv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = o->access;
+	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
+			    PV_QP_ACCESS_FLAGS);
+}
+
+static inline int
+ut_qp_rtr(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
+	  enum pv_mtu mtu)
+{
+	struct pv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_RTR;
+	a.path_mtu = o->mtu != 0 ? o->mtu : mtu;
+	a.dest_qp_num = peer->qpn;
+	a.rq_psn = peer->psn;
+	a.max_dest_rd_atomic = o->rd_atomic;
+	a.min_rnr_timer = o->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = peer->gid;
+	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN |
+			    PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER);
+}
+
+static inline int
+ut_qp_rts(struct pv_qp *qp, const struct ut_qp_opts *o, uint32_t psn)
+{
+	struct pv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_RTS;
+	a.sq_psn = psn;
+	a.timeout = o->timeout;
+	a.retry_cnt = o->retry_cnt;
+	a.rnr_retry = o->rnr_retry;
+	a.max_rd_atomic = o->rd_atomic;
+	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_SQ_PSN | PV_QP_TIMEOUT |
+			    PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static inline void
+ut_fill(uint8_t *buf, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+static inline int
+ut_post_send1(struct pv_qp *qp, enum pv_wr_opcode op, uint64_t wr_id, void *laddr,
+	      uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey, unsigned int flags)
+{
+	struct pv_sge sge = { .addr = (uintptr_t)laddr, .length = len, .lkey = lkey };
+	struct pv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = PV_SEND_SIGNALED | flags;
+	wr.imm_data = htonl(0x12345678);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return pv_post_send(qp, &wr, &bad);
+}
+
+static inline int
+ut_post_recv1(struct pv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
+{
+	struct pv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = lkey };
+	struct pv_recv_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return pv_post_recv(qp, &wr, &bad);
+}
+
+#endif /* PV_TEST_INTEGRATION_UT_SROCE_H */
