@@ -131,9 +131,20 @@ pp_connect_ctx(struct pp_ctx *ctx, int port, int my_psn, enum pv_mtu mtu, int sl
 	return 0;
 }
 
+/*
+ * Waiting for the peer's TCP message must keep softroce running: the peer
+ * (rxe) moves its QP to RTR meanwhile, which ARPs for our address, and only
+ * pv_progress() answers ARP.
+ */
 static int
-pp_client_exch_dest(const char *servername, int port, const struct pv_cm_pp_dest *my_dest,
-		    struct pv_cm_pp_dest *rem_dest)
+pp_progress(void *arg)
+{
+	return pv_progress(arg);
+}
+
+static int
+pp_client_exch_dest(struct pv_context *context, const char *servername, int port,
+		    const struct pv_cm_pp_dest *my_dest, struct pv_cm_pp_dest *rem_dest)
 {
 	char msg[PV_CM_PP_MSG_LEN];
 	int fd, ret;
@@ -151,7 +162,7 @@ pp_client_exch_dest(const char *servername, int port, const struct pv_cm_pp_dest
 		close(fd);
 		return 1;
 	}
-	ret = pv_cm_oob_recv(fd, msg, sizeof(msg));
+	ret = pv_cm_oob_recv_poll(fd, msg, sizeof(msg), pp_progress, context, -1);
 	if (ret == 0)
 		ret = pv_cm_oob_send(fd, "done", PV_CM_PP_DONE_LEN);
 	if (ret < 0) {
@@ -200,7 +211,7 @@ pp_server_exch_dest(struct pp_ctx *ctx, int ib_port, enum pv_mtu mtu, int port, 
 	if (ret == 0)
 		ret = pv_cm_oob_send(fd, msg, sizeof(msg));
 	if (ret == 0)
-		ret = pv_cm_oob_recv(fd, msg, PV_CM_PP_DONE_LEN);
+		ret = pv_cm_oob_recv_poll(fd, msg, PV_CM_PP_DONE_LEN, pp_progress, ctx->context, -1);
 	if (ret < 0) {
 		fprintf(stderr, "Couldn't send/recv local address\n");
 		goto err;
@@ -769,7 +780,7 @@ main(int argc, char *argv[])
 	fflush(stdout);
 
 	if (servername != NULL)
-		ret = pp_client_exch_dest(servername, port, &my_dest, &rem_dest);
+		ret = pp_client_exch_dest(ctx->context, servername, port, &my_dest, &rem_dest);
 	else
 		ret = pp_server_exch_dest(ctx, ib_port, mtu, port, sl, &my_dest, gidx, &rem_dest);
 	if (ret)
