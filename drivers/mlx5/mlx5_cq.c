@@ -53,6 +53,15 @@ pv_mlx5_syndrome_to_status(uint8_t syndrome)
 	}
 }
 
+/* QPN bits of a CQE's sop_drop_qpn, in its big-endian form. */
+#define MLX5_CQE_QPN_MASK_BE	RTE_BE32(0x00ffffff)
+
+/* The CQ's "previous QP" before any CQE: matches no CQE. */
+struct pv_mlx5_qp pv_mlx5_qp_none = {
+	.qpn_cqe = 0xffffffff,
+	.qpn = 0xffffffff,
+};
+
 /* QP of a CQE that is not the previous CQE's QP. */
 static __rte_noinline struct pv_mlx5_qp *
 mlx5_cq_qp_find(struct pv_mlx5_cq *cq, uint32_t qpn)
@@ -66,15 +75,28 @@ mlx5_cq_qp_find(struct pv_mlx5_cq *cq, uint32_t qpn)
 	return qp;
 }
 
-/* Retire the send WQE a requester CQE names; return the wc opcode. */
-static inline void
-mlx5_cqe_req_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter, struct pv_wc *wc)
-{
-	const struct pv_mlx5_sq_info *info = &qp->sq_info[wqe_counter & qp->sq_mask];
+/* The work completion opcode of each send WQE opcode a CQE reports. */
+const uint8_t pv_mlx5_wc_opcode[256] = {
+	[MLX5_OPCODE_RDMA_WRITE] = PV_WC_RDMA_WRITE,
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = PV_WC_RDMA_WRITE,
+	[MLX5_OPCODE_SEND] = PV_WC_SEND,
+	[MLX5_OPCODE_SEND_IMM] = PV_WC_SEND,
+	[MLX5_OPCODE_SEND_INVAL] = PV_WC_SEND,
+	[MLX5_OPCODE_RDMA_READ] = PV_WC_RDMA_READ,
+	[MLX5_OPCODE_ATOMIC_CS] = PV_WC_COMP_SWAP,
+	[MLX5_OPCODE_ATOMIC_FA] = PV_WC_FETCH_ADD,
+};
 
-	wc->wr_id = info->wr_id;
-	wc->opcode = info->wc_opcode;
-	qp->sq_ci = info->next_pi;
+/* Retire the send WQE a requester CQE names; @p sop holds its opcode. */
+static inline void
+mlx5_cqe_req_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter, pv_be32 sop,
+		    struct pv_wc *wc)
+{
+	uint32_t idx = wqe_counter & qp->sq_mask;
+
+	wc->wr_id = qp->sq_wrid[idx];
+	wc->opcode = pv_mlx5_wc_opcode[rte_be_to_cpu_32(sop) >> 24];
+	qp->sq_ci = qp->sq_next[idx];
 }
 
 /* Responder CQE: receive completion of the RQ's oldest WQE. */
@@ -126,7 +148,8 @@ mlx5_cqe_err(struct pv_mlx5_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode
 	const struct mlx5_err_cqe *ecqe = (const struct mlx5_err_cqe *)cqe;
 
 	if (opcode == MLX5_CQE_REQ_ERR) {
-		mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(ecqe->wqe_counter), wc);
+		mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(ecqe->wqe_counter),
+				    ecqe->s_wqe_opcode_qpn, wc);
 	} else {
 		wc->wr_id = qp->rq_wrid[qp->rq_tail & qp->rq_mask];
 		wc->opcode = PV_WC_RECV;
@@ -142,15 +165,27 @@ mlx5_cqe_err(struct pv_mlx5_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode
 			    qp->qpn, ecqe->syndrome, ecqe->vendor_err_synd);
 }
 
-/* Every CQE but a successful requester one. @return 1 if @p wc was filled. */
+/*
+ * Every CQE the fast loop does not take: not yet ours (@return -1), a CQE
+ * of another QP, a responder or an error CQE (@return 1 when @p wc was
+ * filled, 0 when the CQE carried no completion).
+ */
 static __rte_noinline int
-mlx5_cqe_slow(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, struct pv_wc *wc)
+mlx5_cqe_slow(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, struct pv_wc *wc,
+	      uint8_t own)
 {
-	uint8_t opcode = cqe->op_own >> 4;
-	uint32_t qpn = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
-	struct pv_mlx5_qp *qp = cq->last_qp;
+	uint8_t op_own = *(volatile const uint8_t *)&cqe->op_own;
+	uint8_t opcode = op_own >> 4;
+	uint32_t qpn;
+	struct pv_mlx5_qp *qp;
 
-	if (qp == NULL || qp->qpn != qpn) {
+	/* hardware still owns it, or never wrote it (first pass) */
+	if (((op_own ^ own) & MLX5_CQE_OWNER_MASK) || opcode == MLX5_CQE_INVALID)
+		return -1;
+	rte_io_rmb();
+	qpn = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
+	qp = cq->last_qp;
+	if (qp->qpn != qpn) {
 		qp = mlx5_cq_qp_find(cq, qpn);
 		if (qp == NULL)
 			return 0;
@@ -158,7 +193,8 @@ mlx5_cqe_slow(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, struct pv_wc 
 	wc->qp_num = qpn;
 	switch (opcode) {
 	case MLX5_CQE_REQ:
-		mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(cqe->wqe_counter), wc);
+		mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(cqe->wqe_counter), cqe->sop_drop_qpn,
+				    wc);
 		wc->status = PV_WC_SUCCESS;
 		wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
 		wc->wc_flags = 0;
@@ -179,40 +215,72 @@ mlx5_cqe_slow(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, struct pv_wc 
 	}
 }
 
-static int
-mlx5_poll_cq(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+/*
+ * Poll: an outer loop per run of CQEs that neither wraps the ring nor
+ * overruns @p wc (so the owner parity is fixed in it), an inner loop that
+ * takes successful requester CQEs of one QP, and the slow path for the rest.
+ * The QP's fields are read into locals once per run: wc stores may alias.
+ */
+static __rte_always_inline int
+mlx5_poll_cq_common(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc, const uint32_t shift)
 {
 	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	uint8_t *const buf = cq->buf;
+	const uint32_t cnt = cq->cqe_cnt;
+	const uint32_t log_cnt = cq->log_cnt;
+	struct pv_wc *w = wc, *const end = wc + num_entries;
 	uint32_t ci = cq->ci;
-	int n = 0;
 
-	while (n < num_entries) {
-		const struct mlx5_cqe64 *cqe = (const struct mlx5_cqe64 *)
-			(cq->buf + ((ci & (cq->cqe_cnt - 1)) << cq->cqe_shift));
-		uint8_t op_own = *(volatile const uint8_t *)&cqe->op_own;
-		struct pv_mlx5_qp *qp;
-		uint32_t qpn;
+	while (w < end) {
+		struct pv_mlx5_qp *qp = cq->last_qp;
+		const uint64_t *const sq_wrid = qp->sq_wrid;
+		const uint32_t *const sq_next = qp->sq_next;
+		const uint32_t sq_mask = qp->sq_mask;
+		const pv_be32 qpn_cqe = qp->qpn_cqe;
+		const uint32_t qpn = qp->qpn;
+		uint32_t sq_ci = qp->sq_ci;
+		const uint32_t idx = ci & (cnt - 1);
+		/* software owns CQEs whose owner bit is the pass parity */
+		const uint8_t own = (ci >> log_cnt) & MLX5_CQE_OWNER_MASK;
+		const uint32_t n = RTE_MIN((uint32_t)(end - w), cnt - idx);
+		const uint8_t *const first = buf + ((size_t)idx << shift);
+		const uint8_t *const stop = first + ((size_t)n << shift);
+		const uint8_t *cqe;
+		int r;
 
-		/* software owns a CQE whose owner bit equals the pass parity of
-		 * the consumer index; an INVALID opcode was never written */
-		if (((op_own ^ (ci >> cq->log_cnt)) & MLX5_CQE_OWNER_MASK) ||
-		    op_own >= (MLX5_CQE_INVALID << 4))
-			break;
-		/* read the CQE body only after its ownership was seen */
-		rte_io_rmb();
-		ci++;
-		qpn = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
-		qp = cq->last_qp;
-		if (likely((op_own >> 4) == MLX5_CQE_REQ && qp != NULL && qp->qpn == qpn)) {
-			mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(cqe->wqe_counter), &wc[n]);
-			wc[n].status = PV_WC_SUCCESS;
-			wc[n].byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
-			wc[n].qp_num = qpn;
-			wc[n].wc_flags = 0;
-			n++;
-		} else {
-			n += mlx5_cqe_slow(cq, cqe, &wc[n]);
+		for (cqe = first; cqe != stop; cqe += 1u << shift) {
+			const struct mlx5_cqe64 *c = (const struct mlx5_cqe64 *)cqe;
+			uint32_t i;
+
+			/* ours and a successful requester CQE (opcode 0) */
+			if ((*(volatile const uint8_t *)&c->op_own & 0xf1) != own)
+				break;
+			/* read the CQE body only after its ownership was seen */
+			rte_io_rmb();
+			if (unlikely((c->sop_drop_qpn & MLX5_CQE_QPN_MASK_BE) != qpn_cqe))
+				break;
+			i = rte_be_to_cpu_16(c->wqe_counter) & sq_mask;
+			w->wr_id = sq_wrid[i];
+			w->status = PV_WC_SUCCESS;
+			/* the WQE's opcode: the first byte of sop_drop_qpn */
+			w->opcode = pv_mlx5_wc_opcode[*(const uint8_t *)&c->sop_drop_qpn];
+			w->byte_len = rte_be_to_cpu_32(c->byte_cnt);
+			w->qp_num = qpn;
+			w->wc_flags = 0;
+			sq_ci = sq_next[i];
+			w++;
 		}
+		if (cqe != first) {
+			qp->sq_ci = sq_ci;
+			ci += (uint32_t)((cqe - first) >> shift);
+		}
+		if (cqe == stop)
+			continue;	/* end of the ring (parity flips) or of wc[] */
+		r = mlx5_cqe_slow(cq, (const struct mlx5_cqe64 *)cqe, w, own);
+		if (r < 0)
+			break;		/* no more CQEs */
+		ci++;
+		w += r;
 	}
 	if (likely(ci != cq->ci)) {
 		cq->ci = ci;
@@ -221,7 +289,21 @@ mlx5_poll_cq(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
 		rte_atomic_thread_fence(__ATOMIC_RELEASE);
 		cq->dbrec[PV_MLX5_CQ_SET_CI] = rte_cpu_to_be_32(ci & 0xffffff);
 	}
-	return n;
+	return (int)(w - wc);
+}
+
+/* Variant for 64-byte CQEs. */
+static int
+mlx5_poll_cq_64(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+{
+	return mlx5_poll_cq_common(ibcq, num_entries, wc, 6);
+}
+
+/* Variant for 128-byte CQEs (the 64-byte CQE in each entry's second half). */
+static int
+mlx5_poll_cq_128(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+{
+	return mlx5_poll_cq_common(ibcq, num_entries, wc, 7);
 }
 
 static int
@@ -268,9 +350,9 @@ pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv)
 	cq->dbrec = dv->dbrec;
 	cq->cq_uar = dv->cq_uar;
 	cq->cqn = dv->cqn;
-	cq->last_qp = NULL;
+	cq->last_qp = &pv_mlx5_qp_none;
 	cq->ibcq.cqe = dv->cqe_cnt - 1;
-	cq->ibcq.fp_poll_cq = mlx5_poll_cq;
+	cq->ibcq.fp_poll_cq = dv->cqe_size == 64 ? mlx5_poll_cq_64 : mlx5_poll_cq_128;
 	cq->ibcq.fp_req_notify_cq = mlx5_req_notify_cq;
 	return 0;
 }

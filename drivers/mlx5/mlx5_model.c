@@ -731,9 +731,9 @@ mdl_qp_destroy(struct pv_qp *ibqp)
 	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
 	pv_mlx5_qpt_remove(qp->ctx, qp->qpn);
 	if (qp->scq->last_qp == qp)
-		qp->scq->last_qp = NULL;
+		qp->scq->last_qp = &pv_mlx5_qp_none;
 	if (qp->rcq->last_qp == qp)
-		qp->rcq->last_qp = NULL;
+		qp->rcq->last_qp = &pv_mlx5_qp_none;
 	pv_mlx5_qp_dp_fini(qp);
 	mdl_qp_free(mqp);
 	rte_free(qp);

@@ -108,14 +108,6 @@ struct pv_mlx5_cq {
 	struct pv_mlx5_mdl_cq *mdl;		/**< model */
 };
 
-/** Per-WQEBB send bookkeeping, indexed by the WQE's first WQEBB. */
-struct pv_mlx5_sq_info {
-	uint64_t wr_id;
-	uint32_t next_pi;			/**< producer index after this WQE */
-	uint8_t wc_opcode;			/**< enum pv_wc_opcode */
-	uint8_t rsvd[3];
-};
-
 /** Data-path view of an RC QP. */
 struct pv_mlx5_qp {
 	struct pv_qp ibqp;			/**< public part, first */
@@ -124,17 +116,23 @@ struct pv_mlx5_qp {
 	uint32_t sq_pi;				/**< next WQEBB, free running */
 	uint32_t sq_ci;				/**< first WQEBB not completed */
 	uint32_t sq_mask;			/**< sq_cnt - 1 */
-	uint32_t sq_room;			/**< sq_cnt - max_wqe_bb */
-	uint32_t sq_nowrap_idx;			/**< last index a max-size WQE fits */
+	uint32_t sq_room;			/**< sq_cnt - max_wqe_bb: the fullest
+						 *   ring that takes one more WQE, and
+						 *   the last index where the largest
+						 *   WQE does not wrap */
 	pv_be32 qpn_be;				/**< htobe32(qpn << 8), ORed with ds */
+	pv_be32 qpn_cqe;			/**< htobe32(qpn): as in a CQE */
 	uint32_t max_inline;
 	uint32_t max_send_sge;
-	struct pv_mlx5_sq_info *sq_info;
+	uint64_t *sq_wrid;			/**< wr_id of the WQE at each WQEBB */
+	uint32_t *sq_next;			/**< producer index after that WQE */
 	volatile pv_be32 *sq_dbrec;
 	uint8_t *bf_reg;			/**< BlueFlame register base */
 	uint32_t bf_off;			/**< half to write next: 0 or bf_size */
 	uint32_t bf_size;			/**< bytes per half; 0: doorbell only */
-	uint8_t fm_ce_se[8];			/**< send_flags & 7 -> ctrl byte */
+	/** send_flags & 7 -> ctrl segment bytes 8..15 (signature 0,
+	 *  dci_stream_channel_id 0, fm_ce_se; imm 0), as stored */
+	uint64_t ctrl_w1[8];
 	/* receive queue */
 	uint8_t *rq_buf;
 	uint32_t rq_head;			/**< next RQ WQE to post */
@@ -208,6 +206,10 @@ void pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp);
 /* ---- mlx5_cq.c: completion data path ---- */
 
 int pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv);
+/** enum pv_wc_opcode of a requester CQE, by the MLX5_OPCODE_* it reports. */
+extern const uint8_t pv_mlx5_wc_opcode[256];
+/** The CQ's last_qp before its first CQE: a QP no CQE names. */
+extern struct pv_mlx5_qp pv_mlx5_qp_none;
 /** Map the CQE syndrome of an error CQE to a work completion status. */
 enum pv_wc_status pv_mlx5_syndrome_to_status(uint8_t syndrome);
 /** Advance the arm sequence number after an event was delivered. */

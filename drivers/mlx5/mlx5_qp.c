@@ -18,51 +18,30 @@
 #include <rte_io.h>
 #include <rte_malloc.h>
 #include <rte_memcpy.h>
+#include <rte_vect.h>
 
 #include "mlx5_priv.h"
 
-/* Properties of a send opcode, indexed by enum pv_wr_opcode. */
-#define OPF_VALID	(1u << 0)
-#define OPF_RADDR	(1u << 1)	/* remote address segment */
-#define OPF_ATOMIC	(1u << 2)	/* atomic segment, one 8-byte SGE */
-#define OPF_IMM		(1u << 3)	/* immediate data in the ctrl segment */
-#define OPF_INLINE	(1u << 4)	/* PV_SEND_INLINE honoured */
+/* What a send opcode puts in its WQE (mlx5_wqe_build's @p flags). */
+#define OPF_RADDR	(1u << 0)	/* remote address segment */
+#define OPF_ATOMIC	(1u << 1)	/* atomic segment, one 8-byte SGE */
+#define OPF_IMM		(1u << 2)	/* immediate data in the ctrl segment */
+#define OPF_INLINE	PV_SEND_INLINE	/* PV_SEND_INLINE honoured: same bit */
 
 struct mlx5_op_desc {
-	uint8_t mlx5_opcode;
-	uint8_t wc_opcode;
+	uint8_t mlx5_opcode;	/* 0: not an opcode pollverbs posts */
 	uint8_t flags;
 };
 
 static const struct mlx5_op_desc mlx5_op_tbl[16] = {
-	[PV_WR_RDMA_WRITE] = {
-		MLX5_OPCODE_RDMA_WRITE, PV_WC_RDMA_WRITE,
-		OPF_VALID | OPF_RADDR | OPF_INLINE,
-	},
-	[PV_WR_RDMA_WRITE_WITH_IMM] = {
-		MLX5_OPCODE_RDMA_WRITE_IMM, PV_WC_RDMA_WRITE,
-		OPF_VALID | OPF_RADDR | OPF_IMM | OPF_INLINE,
-	},
-	[PV_WR_SEND] = {
-		MLX5_OPCODE_SEND, PV_WC_SEND,
-		OPF_VALID | OPF_INLINE,
-	},
-	[PV_WR_SEND_WITH_IMM] = {
-		MLX5_OPCODE_SEND_IMM, PV_WC_SEND,
-		OPF_VALID | OPF_IMM | OPF_INLINE,
-	},
-	[PV_WR_RDMA_READ] = {
-		MLX5_OPCODE_RDMA_READ, PV_WC_RDMA_READ,
-		OPF_VALID | OPF_RADDR,
-	},
-	[PV_WR_ATOMIC_CMP_AND_SWP] = {
-		MLX5_OPCODE_ATOMIC_CS, PV_WC_COMP_SWAP,
-		OPF_VALID | OPF_RADDR | OPF_ATOMIC,
-	},
-	[PV_WR_ATOMIC_FETCH_AND_ADD] = {
-		MLX5_OPCODE_ATOMIC_FA, PV_WC_FETCH_ADD,
-		OPF_VALID | OPF_RADDR | OPF_ATOMIC,
-	},
+	[PV_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, OPF_RADDR | OPF_INLINE },
+	[PV_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM,
+					OPF_RADDR | OPF_INLINE | OPF_IMM },
+	[PV_WR_SEND] = { MLX5_OPCODE_SEND, OPF_INLINE },
+	[PV_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, OPF_INLINE | OPF_IMM },
+	[PV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, OPF_RADDR },
+	[PV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, OPF_RADDR | OPF_ATOMIC },
+	[PV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, OPF_RADDR | OPF_ATOMIC },
 };
 
 #define MLX5_SEND_FLAGS_CTRL (PV_SEND_FENCE | PV_SEND_SIGNALED | PV_SEND_SOLICITED)
@@ -81,12 +60,41 @@ pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap)
 }
 
 /*
- * Copy the SGEs of @p wr into an inline data segment at @p seg.
- * @return 16-byte units written (0 for an empty payload), or -1 when the
- *         payload exceeds the QP's inline size.
+ * Copy @p len bytes of inline payload. Up to 16 bytes (the common small
+ * message) with two possibly overlapping loads and stores, no call.
  */
-static inline int
-mlx5_wqe_inline(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *seg)
+static __rte_always_inline void
+mlx5_inline_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	uint64_t a8, b8;
+	uint32_t a4, b4;
+
+	if (unlikely(len > 16)) {
+		rte_memcpy(dst, src, len);
+	} else if (len >= 8) {
+		memcpy(&a8, src, 8);
+		memcpy(&b8, src + len - 8, 8);
+		memcpy(dst, &a8, 8);
+		memcpy(dst + len - 8, &b8, 8);
+	} else if (len >= 4) {
+		memcpy(&a4, src, 4);
+		memcpy(&b4, src + len - 4, 4);
+		memcpy(dst, &a4, 4);
+		memcpy(dst + len - 4, &b4, 4);
+	} else if (len != 0) {
+		dst[0] = src[0];
+		dst[len >> 1] = src[len >> 1];
+		dst[len - 1] = src[len - 1];
+	}
+}
+
+/*
+ * Inline data segment gathered from several SGEs.
+ * @return its size in 16-byte units (0 for an empty payload), or -1 when
+ *         the payload exceeds the QP's inline size.
+ */
+static __rte_noinline int
+mlx5_wqe_inline_gather(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *seg)
 {
 	struct mlx5_wqe_inl_data_seg *inl = (struct mlx5_wqe_inl_data_seg *)seg;
 	uint8_t *dst = seg + sizeof(*inl);
@@ -97,9 +105,9 @@ mlx5_wqe_inline(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_
 		uint32_t l = wr->sg_list[i].length;
 
 		len += l;
-		if (unlikely(len > qp->max_inline))
+		if (len > qp->max_inline)
 			return -1;
-		rte_memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr, l);
+		mlx5_inline_copy(dst, (const uint8_t *)(uintptr_t)wr->sg_list[i].addr, l);
 		dst += l;
 	}
 	if (len == 0)
@@ -129,73 +137,144 @@ mlx5_wqe_sgl(const struct pv_send_wr *wr, uint8_t *seg)
 	return n;
 }
 
+/* Remote address segment: address and key byte-swapped, reserved zero. */
+static __rte_always_inline void
+mlx5_wqe_raddr(uint8_t *seg, uint64_t raddr, uint32_t rkey)
+{
+#ifdef __SSSE3__
+	/* one shuffle: bytes 0-7 of the address and 8-11 of the key reversed,
+	 * 12-15 zero (wr.rdma is 16 bytes: address, key, padding) */
+	const __m128i swap = _mm_set_epi8(-128, -128, -128, -128, 8, 9, 10, 11,
+					  0, 1, 2, 3, 4, 5, 6, 7);
+	__m128i v = _mm_set_epi64x(rkey, raddr);
+
+	_mm_store_si128((__m128i *)seg, _mm_shuffle_epi8(v, swap));
+#else
+	struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)seg;
+
+	r->raddr = rte_cpu_to_be_64(raddr);
+	r->rkey = rte_cpu_to_be_32(rkey);
+	r->reserved = 0;
+#endif
+}
+
 /*
  * Build the WQE of @p wr at @p wqe (linear memory: the ring when the WQE
- * cannot wrap, else the QP's scratch area).
+ * cannot wrap, else the QP's scratch area). Called with a constant
+ * @p opcode and @p flags from the post loop, each opcode gets its own
+ * straight-line copy; the slow path calls it with the values of the table.
  * @return DS (16-byte units) of the WQE, or 0 when @p wr is malformed.
  */
-static inline unsigned int
-mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr,
-	       const struct mlx5_op_desc *op, uint8_t *wqe, uint32_t pi)
+static __rte_always_inline unsigned int
+mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
+	       uint32_t pi, const uint8_t opcode, const unsigned int flags)
 {
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
-	uint8_t *seg = wqe + sizeof(*ctrl);
-	unsigned int flags = op->flags;
+	unsigned int send_flags = wr->send_flags;
+	unsigned int ds = 1;
 	int n;
 
 	if (flags & OPF_RADDR) {
-		struct mlx5_wqe_raddr_seg *raddr = (struct mlx5_wqe_raddr_seg *)seg;
+		uint32_t rkey = (flags & OPF_ATOMIC) ? wr->wr.atomic.rkey : wr->wr.rdma.rkey;
 
 		/* rdma and atomic share remote_addr; rkey sits apart */
-		raddr->raddr = rte_cpu_to_be_64(wr->wr.rdma.remote_addr);
-		raddr->rkey = rte_cpu_to_be_32((flags & OPF_ATOMIC) ?
-					       wr->wr.atomic.rkey : wr->wr.rdma.rkey);
-		raddr->reserved = 0;
-		seg += sizeof(*raddr);
+		mlx5_wqe_raddr(wqe + 16, wr->wr.rdma.remote_addr, rkey);
+		ds = 2;
 	}
-	if (unlikely(flags & OPF_ATOMIC)) {
-		struct mlx5_wqe_atomic_seg *aseg = (struct mlx5_wqe_atomic_seg *)seg;
+	if (flags & OPF_ATOMIC) {
+		struct mlx5_wqe_atomic_seg *aseg = (struct mlx5_wqe_atomic_seg *)(wqe + 32);
 
 		if (wr->num_sge != 1)
 			return 0;
-		if (op->mlx5_opcode == MLX5_OPCODE_ATOMIC_CS) {
+		if (opcode == MLX5_OPCODE_ATOMIC_CS) {
 			aseg->swap_add = rte_cpu_to_be_64(wr->wr.atomic.swap);
 			aseg->compare = rte_cpu_to_be_64(wr->wr.atomic.compare_add);
 		} else {
 			aseg->swap_add = rte_cpu_to_be_64(wr->wr.atomic.compare_add);
 			aseg->compare = 0;
 		}
-		seg += sizeof(*aseg);
+		ds = 3;
 	}
-	if ((wr->send_flags & PV_SEND_INLINE) && (flags & OPF_INLINE)) {
-		n = mlx5_wqe_inline(qp, wr, seg);
-		if (unlikely(n < 0))
-			return 0;
+	if ((flags & OPF_INLINE) && (send_flags & PV_SEND_INLINE)) {
+		uint8_t *seg = wqe + ds * 16;
+
+		if (likely(wr->num_sge == 1)) {
+			uint32_t len = wr->sg_list[0].length;
+
+			if (unlikely(len > qp->max_inline))
+				return 0;
+			mlx5_inline_copy(seg + sizeof(struct mlx5_wqe_inl_data_seg),
+					 (const uint8_t *)(uintptr_t)wr->sg_list[0].addr, len);
+			if (likely(len != 0)) {
+				((struct mlx5_wqe_inl_data_seg *)seg)->byte_count =
+					rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
+				ds += (sizeof(struct mlx5_wqe_inl_data_seg) + len + 15) >> 4;
+			}
+		} else {
+			n = mlx5_wqe_inline_gather(qp, wr, seg);
+			if (unlikely(n < 0))
+				return 0;
+			ds += n;
+		}
 	} else {
 		if (unlikely((uint32_t)wr->num_sge > qp->max_send_sge))
 			return 0;
-		n = mlx5_wqe_sgl(wr, seg);
+		ds += mlx5_wqe_sgl(wr, wqe + ds * 16);
 	}
-	n += (seg - wqe) >> 4;
 
-	ctrl->opmod_idx_opcode = rte_cpu_to_be_32(((pi & 0xffff) << 8) | op->mlx5_opcode);
-	ctrl->qpn_ds = qp->qpn_be | rte_cpu_to_be_32(n);
-	ctrl->signature = 0;
-	ctrl->dci_stream_channel_id = 0;
-	ctrl->fm_ce_se = qp->fm_ce_se[wr->send_flags & MLX5_SEND_FLAGS_CTRL];
-	ctrl->imm = (flags & OPF_IMM) ? wr->imm_data : 0;
-	return n;
+	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((uint32_t)(uint16_t)pi << 8 | opcode);
+	ctrl->qpn_ds = qp->qpn_be | rte_cpu_to_be_32(ds);
+	/* signature, dci_stream_channel_id, fm_ce_se and imm: one store, the
+	 * first three precomputed per send_flags at QP creation */
+	memcpy(&ctrl->signature, &qp->ctrl_w1[send_flags & MLX5_SEND_FLAGS_CTRL], 8);
+	if (flags & OPF_IMM)
+		ctrl->imm = wr->imm_data;
+	return ds;
 }
 
-/* Copy a WQE built in the scratch area into the ring, wrapping at its end. */
-static __rte_noinline void
-mlx5_wqe_copy_wrapped(struct pv_mlx5_qp *qp, uint32_t idx, uint32_t nbb)
+/*
+ * Slow path of one WR: an atomic, a WQE that may cross the end of the ring
+ * (built in the scratch area, then copied WQEBB by WQEBB, wrapping), or a
+ * full queue. @return its DS, 0 when malformed, -ENOMEM when full.
+ */
+static __rte_noinline int
+mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi)
 {
-	uint32_t i;
+	const struct mlx5_op_desc *op;
+	uint32_t idx = pi & qp->sq_mask, i, nbb;
+	uint8_t *wqe;
+	unsigned int ds;
 
+	if ((unsigned int)wr->opcode >= RTE_DIM(mlx5_op_tbl))
+		return 0;
+	op = &mlx5_op_tbl[wr->opcode];
+	if (op->mlx5_opcode == 0)
+		return 0;
+	if (pi - qp->sq_ci > qp->sq_room)
+		return -ENOMEM;
+	wqe = idx <= qp->sq_room ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
+	ds = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags);
+	if (ds == 0 || wqe != qp->scratch)
+		return ds;
+	nbb = (ds + 3) >> 2;
 	for (i = 0; i < nbb; i++)
 		memcpy(qp->sq_buf + (((idx + i) & qp->sq_mask) << MLX5_SEND_WQE_SHIFT),
 		       qp->scratch + (i << MLX5_SEND_WQE_SHIFT), MLX5_SEND_WQE_BB);
+	return ds;
+}
+
+/*
+ * WQEBBs that may be posted from @p pi on without a check per WR: within
+ * the room the consumer left and short of the ring's end (where a WQE of
+ * max_wqe_bb could wrap). Negative: none.
+ */
+static inline int32_t
+mlx5_sq_budget(const struct pv_mlx5_qp *qp, uint32_t pi)
+{
+	int32_t free_bb = (int32_t)(qp->sq_room - (pi - qp->sq_ci));
+	int32_t to_end = (int32_t)(qp->sq_room - (pi & qp->sq_mask));
+
+	return RTE_MIN(free_bb, to_end);
 }
 
 /*
@@ -203,7 +282,7 @@ mlx5_wqe_copy_wrapped(struct pv_mlx5_qp *qp, uint32_t idx, uint32_t nbb)
  * record store, one BlueFlame write carrying the last WQE (whole when it fits
  * a BlueFlame half and @p use_bf, else its first 8 bytes).
  */
-static inline void
+static __rte_always_inline void
 mlx5_sq_ring(struct pv_mlx5_qp *qp, uint32_t pi, uint32_t last_idx, uint32_t last_nbb,
 	     const bool use_bf)
 {
@@ -234,58 +313,73 @@ mlx5_sq_ring(struct pv_mlx5_qp *qp, uint32_t pi, uint32_t last_idx, uint32_t las
 	qp->bf_off ^= qp->bf_size;
 }
 
-static inline int
+/*
+ * Post a list. Per WR: one budget check (room and ring end together), a
+ * jump on the opcode to its specialised builder, two bookkeeping stores.
+ */
+static __rte_always_inline int
 mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
 		      const bool use_bf)
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
-	uint32_t pi = qp->sq_pi;
-	uint32_t idx = 0, nbb = 0;
+	const uint32_t pi0 = qp->sq_pi;
+	uint32_t pi = pi0, idx, last = 0, nbb = 0, stop;
 	int ret = 0;
 
 	if (unlikely(ibqp->state < PV_QPS_RTS && ibqp->state != PV_QPS_ERR)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
+	stop = pi + mlx5_sq_budget(qp, pi);
 	for (; wr != NULL; wr = wr->next) {
-		const struct mlx5_op_desc *op;
-		struct pv_mlx5_sq_info *info;
 		uint8_t *wqe;
-		unsigned int ds;
+		int ds = -1;	/* -1: not built on the fast path */
 
-		if (unlikely((unsigned int)wr->opcode >= RTE_DIM(mlx5_op_tbl))) {
-			ret = EINVAL;
-			break;
-		}
-		op = &mlx5_op_tbl[wr->opcode];
-		if (unlikely(!(op->flags & OPF_VALID))) {
-			ret = EINVAL;
-			break;
-		}
-		if (unlikely(pi - qp->sq_ci > qp->sq_room)) {
-			ret = ENOMEM;
-			break;
-		}
 		idx = pi & qp->sq_mask;
-		wqe = likely(idx <= qp->sq_nowrap_idx) ?
-		      qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
-		ds = mlx5_wqe_build(qp, wr, op, wqe, pi);
-		if (unlikely(ds == 0)) {
-			ret = EINVAL;
-			break;
+		wqe = qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT);
+		if (likely((int32_t)(pi - stop) <= 0)) {
+			switch (wr->opcode) {
+			case PV_WR_RDMA_WRITE:
+				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE,
+						    OPF_RADDR | OPF_INLINE);
+				break;
+			case PV_WR_RDMA_WRITE_WITH_IMM:
+				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
+						    OPF_RADDR | OPF_INLINE | OPF_IMM);
+				break;
+			case PV_WR_SEND:
+				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND,
+						    OPF_INLINE);
+				break;
+			case PV_WR_SEND_WITH_IMM:
+				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND_IMM,
+						    OPF_INLINE | OPF_IMM);
+				break;
+			case PV_WR_RDMA_READ:
+				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_READ,
+						    OPF_RADDR);
+				break;
+			default:
+				break;	/* atomics, unknown opcodes: slow path */
+			}
+		}
+		if (unlikely(ds <= 0)) {
+			if (ds == 0 || (ds = mlx5_wqe_build_slow(qp, wr, pi)) <= 0) {
+				ret = ds == 0 ? EINVAL : -ds;
+				break;
+			}
+			nbb = (ds + 3) >> 2;
+			stop = pi + nbb + mlx5_sq_budget(qp, pi + nbb);
 		}
 		nbb = (ds + 3) >> 2;
-		if (unlikely(wqe == qp->scratch))
-			mlx5_wqe_copy_wrapped(qp, idx, nbb);
-		info = &qp->sq_info[idx];
-		info->wr_id = wr->wr_id;
-		info->next_pi = pi + nbb;
-		info->wc_opcode = op->wc_opcode;
+		qp->sq_wrid[idx] = wr->wr_id;
 		pi += nbb;
+		qp->sq_next[idx] = pi;
+		last = idx;
 	}
-	if (likely(pi != qp->sq_pi)) {
+	if (likely(pi != pi0)) {
 		qp->sq_pi = pi;
-		mlx5_sq_ring(qp, pi, idx, nbb, use_bf);
+		mlx5_sq_ring(qp, pi, last, nbb, use_bf);
 	}
 	if (unlikely(ret != 0))
 		*bad_wr = wr;
@@ -363,20 +457,21 @@ mlx5_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **ba
 }
 
 static void
-mlx5_qp_fm_ce_se_init(struct pv_mlx5_qp *qp, int sq_sig_all)
+mlx5_qp_ctrl_w1_init(struct pv_mlx5_qp *qp, int sq_sig_all)
 {
 	unsigned int f;
 
-	for (f = 0; f < RTE_DIM(qp->fm_ce_se); f++) {
-		uint8_t v = 0;
+	for (f = 0; f < RTE_DIM(qp->ctrl_w1); f++) {
+		struct mlx5_wqe_ctrl_seg c;
 
+		memset(&c, 0, sizeof(c));
 		if (f & PV_SEND_FENCE)
-			v |= MLX5_WQE_CTRL_FENCE;
+			c.fm_ce_se |= MLX5_WQE_CTRL_FENCE;
 		if ((f & PV_SEND_SIGNALED) || sq_sig_all)
-			v |= MLX5_WQE_CTRL_CQ_UPDATE;
+			c.fm_ce_se |= MLX5_WQE_CTRL_CQ_UPDATE;
 		if (f & PV_SEND_SOLICITED)
-			v |= MLX5_WQE_CTRL_SOLICITED;
-		qp->fm_ce_se[f] = v;
+			c.fm_ce_se |= MLX5_WQE_CTRL_SOLICITED;
+		memcpy(&qp->ctrl_w1[f], &c.signature, sizeof(qp->ctrl_w1[f]));
 	}
 }
 
@@ -408,14 +503,16 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 		return -EINVAL;
 	}
 
-	qp->sq_info = rte_zmalloc("pv_mlx5_sq_info",
-				  dv->sq.wqe_cnt * sizeof(*qp->sq_info), RTE_CACHE_LINE_SIZE);
+	qp->sq_wrid = rte_zmalloc("pv_mlx5_sq_wrid", dv->sq.wqe_cnt * sizeof(*qp->sq_wrid),
+				  RTE_CACHE_LINE_SIZE);
+	qp->sq_next = rte_zmalloc("pv_mlx5_sq_next", dv->sq.wqe_cnt * sizeof(*qp->sq_next),
+				  RTE_CACHE_LINE_SIZE);
 	qp->scratch = rte_zmalloc("pv_mlx5_scratch", PV_MLX5_MAX_WQE_BB * MLX5_SEND_WQE_BB,
 				  RTE_CACHE_LINE_SIZE);
 	qp->rq_wrid = dv->rq.wqe_cnt == 0 ? NULL :
 		      rte_zmalloc("pv_mlx5_rq_wrid", dv->rq.wqe_cnt * sizeof(uint64_t),
 				  RTE_CACHE_LINE_SIZE);
-	if (qp->sq_info == NULL || qp->scratch == NULL ||
+	if (qp->sq_wrid == NULL || qp->sq_next == NULL || qp->scratch == NULL ||
 	    (dv->rq.wqe_cnt != 0 && qp->rq_wrid == NULL)) {
 		MLX5_LOG(ERR, "qp 0x%x: no memory for queue bookkeeping", qpn);
 		pv_mlx5_qp_dp_fini(qp);
@@ -428,15 +525,15 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->sq_mask = dv->sq.wqe_cnt - 1;
 	qp->max_wqe_bb = max_bb;
 	qp->sq_room = dv->sq.wqe_cnt - max_bb;
-	qp->sq_nowrap_idx = dv->sq.wqe_cnt - max_bb;
 	qp->qpn_be = rte_cpu_to_be_32(qpn << 8);
+	qp->qpn_cqe = rte_cpu_to_be_32(qpn);
 	qp->max_inline = attr->cap.max_inline_data;
 	qp->max_send_sge = attr->cap.max_send_sge;
 	qp->sq_dbrec = &dv->dbrec[MLX5_SND_DBR];
 	qp->bf_reg = dv->bf.reg;
 	qp->bf_size = dv->bf.size;
 	qp->bf_off = 0;
-	mlx5_qp_fm_ce_se_init(qp, attr->sq_sig_all);
+	mlx5_qp_ctrl_w1_init(qp, attr->sq_sig_all);
 
 	qp->rq_buf = dv->rq.buf;
 	qp->rq_cnt = dv->rq.wqe_cnt;
@@ -470,10 +567,12 @@ pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp)
 void
 pv_mlx5_qp_dp_fini(struct pv_mlx5_qp *qp)
 {
-	rte_free(qp->sq_info);
+	rte_free(qp->sq_wrid);
+	rte_free(qp->sq_next);
 	rte_free(qp->scratch);
 	rte_free(qp->rq_wrid);
-	qp->sq_info = NULL;
+	qp->sq_wrid = NULL;
+	qp->sq_next = NULL;
 	qp->scratch = NULL;
 	qp->rq_wrid = NULL;
 }
