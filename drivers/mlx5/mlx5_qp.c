@@ -61,21 +61,28 @@ pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap)
 
 /*
  * Copy @p len bytes of inline payload. Up to 16 bytes (the common small
- * message) with two possibly overlapping loads and stores, no call.
+ * message) with two possibly overlapping loads and stores, no call; longer
+ * payloads out of line.
  */
+static __rte_noinline void
+mlx5_inline_copy_long(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	rte_memcpy(dst, src, len);
+}
+
 static __rte_always_inline void
 mlx5_inline_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
 {
 	uint64_t a8, b8;
 	uint32_t a4, b4;
 
-	if (unlikely(len > 16)) {
-		rte_memcpy(dst, src, len);
-	} else if (len >= 8) {
+	if (likely(len - 8 <= 8)) {		/* 8..16 bytes */
 		memcpy(&a8, src, 8);
 		memcpy(&b8, src + len - 8, 8);
 		memcpy(dst, &a8, 8);
 		memcpy(dst + len - 8, &b8, 8);
+	} else if (len > 16) {
+		mlx5_inline_copy_long(dst, src, len);	/* keeps registers free here */
 	} else if (len >= 4) {
 		memcpy(&a4, src, 4);
 		memcpy(&b4, src + len - 4, 4);
@@ -137,23 +144,25 @@ mlx5_wqe_sgl(const struct pv_send_wr *wr, uint8_t *seg)
 	return n;
 }
 
-/* Remote address segment: address and key byte-swapped, reserved zero. */
+/* Remote address segment of an RDMA WR: address and key byte-swapped,
+ * reserved zero. */
 static __rte_always_inline void
-mlx5_wqe_raddr(uint8_t *seg, uint64_t raddr, uint32_t rkey)
+mlx5_wqe_raddr(uint8_t *seg, const struct pv_send_wr *wr)
 {
 #ifdef __SSSE3__
-	/* one shuffle: bytes 0-7 of the address and 8-11 of the key reversed,
-	 * 12-15 zero (wr.rdma is 16 bytes: address, key, padding) */
+	/* wr.rdma is 16 bytes (address, key, padding) inside the 32-byte
+	 * union: one load, one shuffle reversing bytes 0-7 and 8-11 and
+	 * zeroing 12-15, one store */
 	const __m128i swap = _mm_set_epi8(-128, -128, -128, -128, 8, 9, 10, 11,
 					  0, 1, 2, 3, 4, 5, 6, 7);
-	__m128i v = _mm_set_epi64x(rkey, raddr);
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)&wr->wr.rdma);
 
 	_mm_store_si128((__m128i *)seg, _mm_shuffle_epi8(v, swap));
 #else
 	struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)seg;
 
-	r->raddr = rte_cpu_to_be_64(raddr);
-	r->rkey = rte_cpu_to_be_32(rkey);
+	r->raddr = rte_cpu_to_be_64(wr->wr.rdma.remote_addr);
+	r->rkey = rte_cpu_to_be_32(wr->wr.rdma.rkey);
 	r->reserved = 0;
 #endif
 }
@@ -174,15 +183,13 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 	unsigned int ds = 1;
 	int n;
 
-	if (flags & OPF_RADDR) {
-		uint32_t rkey = (flags & OPF_ATOMIC) ? wr->wr.atomic.rkey : wr->wr.rdma.rkey;
-
-		/* rdma and atomic share remote_addr; rkey sits apart */
-		mlx5_wqe_raddr(wqe + 16, wr->wr.rdma.remote_addr, rkey);
-		ds = 2;
-	}
 	if (flags & OPF_ATOMIC) {
+		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)(wqe + 16);
 		struct mlx5_wqe_atomic_seg *aseg = (struct mlx5_wqe_atomic_seg *)(wqe + 32);
+
+		r->raddr = rte_cpu_to_be_64(wr->wr.atomic.remote_addr);
+		r->rkey = rte_cpu_to_be_32(wr->wr.atomic.rkey);
+		r->reserved = 0;
 
 		if (wr->num_sge != 1)
 			return 0;
@@ -194,6 +201,9 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 			aseg->compare = 0;
 		}
 		ds = 3;
+	} else if (flags & OPF_RADDR) {
+		mlx5_wqe_raddr(wqe + 16, wr);
+		ds = 2;
 	}
 	if ((flags & OPF_INLINE) && (send_flags & PV_SEND_INLINE)) {
 		uint8_t *seg = wqe + ds * 16;
@@ -208,7 +218,8 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 			if (likely(len != 0)) {
 				((struct mlx5_wqe_inl_data_seg *)seg)->byte_count =
 					rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
-				ds += (sizeof(struct mlx5_wqe_inl_data_seg) + len + 15) >> 4;
+				ds = (ds * 16 + sizeof(struct mlx5_wqe_inl_data_seg) + len +
+				      15) >> 4;
 			}
 		} else {
 			n = mlx5_wqe_inline_gather(qp, wr, seg);
@@ -223,12 +234,20 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 	}
 
 	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((uint32_t)(uint16_t)pi << 8 | opcode);
-	ctrl->qpn_ds = qp->qpn_be | rte_cpu_to_be_32(ds);
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	ctrl->qpn_ds = qp->qpn_be | ds << 24;	/* ds < 64: its big-endian form */
+#else
+	ctrl->qpn_ds = qp->qpn_be | ds;
+#endif
 	/* signature, dci_stream_channel_id, fm_ce_se and imm: one store, the
 	 * first three precomputed per send_flags at QP creation */
 	memcpy(&ctrl->signature, &qp->ctrl_w1[send_flags & MLX5_SEND_FLAGS_CTRL], 8);
 	if (flags & OPF_IMM)
 		ctrl->imm = wr->imm_data;
+	/* tell the compiler what holds: the caller's ds <= 0 test then only
+	 * runs on the error paths above */
+	if (ds == 0)
+		__builtin_unreachable();
 	return ds;
 }
 
@@ -314,8 +333,10 @@ mlx5_sq_ring(struct pv_mlx5_qp *qp, uint32_t pi, uint32_t last_idx, uint32_t las
 }
 
 /*
- * Post a list. Per WR: one budget check (room and ring end together), a
- * jump on the opcode to its specialised builder, two bookkeeping stores.
+ * Post a list. Per WR: one budget test (room left and distance to the ring's
+ * end, taken together once per call), a test chain on the opcode, most
+ * common first, into its specialised builder, and two bookkeeping stores.
+ * Within the budget WQEs never wrap, so the ring index just advances.
  */
 static __rte_always_inline int
 mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
@@ -323,59 +344,61 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
 	const uint32_t pi0 = qp->sq_pi;
-	uint32_t pi = pi0, idx, last = 0, nbb = 0, stop;
+	uint32_t pi = pi0, idx = pi0 & qp->sq_mask, last = 0, nbb = 0;
+	int32_t budget = mlx5_sq_budget(qp, pi0);
 	int ret = 0;
 
 	if (unlikely(ibqp->state < PV_QPS_RTS && ibqp->state != PV_QPS_ERR)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	stop = pi + mlx5_sq_budget(qp, pi);
 	for (; wr != NULL; wr = wr->next) {
-		uint8_t *wqe;
+		uint8_t *wqe = qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT);
+		enum pv_wr_opcode opcode = wr->opcode;
 		int ds = -1;	/* -1: not built on the fast path */
 
-		idx = pi & qp->sq_mask;
-		wqe = qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT);
-		if (likely((int32_t)(pi - stop) <= 0)) {
-			switch (wr->opcode) {
-			case PV_WR_RDMA_WRITE:
+		if (likely(budget >= 0)) {
+			if (likely(opcode == PV_WR_RDMA_WRITE))
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE,
 						    OPF_RADDR | OPF_INLINE);
-				break;
-			case PV_WR_RDMA_WRITE_WITH_IMM:
-				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
-						    OPF_RADDR | OPF_INLINE | OPF_IMM);
-				break;
-			case PV_WR_SEND:
+			else if (opcode == PV_WR_SEND)
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND,
 						    OPF_INLINE);
-				break;
-			case PV_WR_SEND_WITH_IMM:
+			else if (opcode == PV_WR_RDMA_WRITE_WITH_IMM)
+				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
+						    OPF_RADDR | OPF_INLINE | OPF_IMM);
+			else if (opcode == PV_WR_SEND_WITH_IMM)
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND_IMM,
 						    OPF_INLINE | OPF_IMM);
-				break;
-			case PV_WR_RDMA_READ:
+			else if (opcode == PV_WR_RDMA_READ)
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_READ,
 						    OPF_RADDR);
-				break;
-			default:
-				break;	/* atomics, unknown opcodes: slow path */
-			}
+			/* atomics and unknown opcodes: slow path */
 		}
 		if (unlikely(ds <= 0)) {
+			/* atomics, the ring's end, a full queue, bad WRs */
 			if (ds == 0 || (ds = mlx5_wqe_build_slow(qp, wr, pi)) <= 0) {
 				ret = ds == 0 ? EINVAL : -ds;
 				break;
 			}
+			/* idx may have run to the ring's end: take it from pi */
+			idx = pi & qp->sq_mask;
 			nbb = (ds + 3) >> 2;
-			stop = pi + nbb + mlx5_sq_budget(qp, pi + nbb);
+			qp->sq_wrid[idx] = wr->wr_id;
+			pi += nbb;
+			qp->sq_next[idx] = pi;
+			last = idx;
+			idx = pi & qp->sq_mask;
+			budget = mlx5_sq_budget(qp, pi);
+			continue;
 		}
 		nbb = (ds + 3) >> 2;
 		qp->sq_wrid[idx] = wr->wr_id;
 		pi += nbb;
 		qp->sq_next[idx] = pi;
 		last = idx;
+		idx += nbb;
+		budget -= nbb;
 	}
 	if (likely(pi != pi0)) {
 		qp->sq_pi = pi;
