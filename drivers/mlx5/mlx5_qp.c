@@ -174,13 +174,13 @@ mlx5_wqe_raddr(uint8_t *seg, const struct pv_send_wr *wr)
  * straight-line copy; the slow path calls it with the values of the table.
  * @return DS (16-byte units) of the WQE, or 0 when @p wr is malformed.
  */
-static __rte_always_inline unsigned int
+static __rte_always_inline int
 mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
 	       uint32_t pi, const uint8_t opcode, const unsigned int flags)
 {
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
 	unsigned int send_flags = wr->send_flags;
-	unsigned int ds = 1;
+	int ds = 1;
 	int n;
 
 	if (flags & OPF_ATOMIC) {
@@ -218,8 +218,9 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 			if (likely(len != 0)) {
 				((struct mlx5_wqe_inl_data_seg *)seg)->byte_count =
 					rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
-				ds = (ds * 16 + sizeof(struct mlx5_wqe_inl_data_seg) + len +
-				      15) >> 4;
+				/* in uint32_t: the compiler then knows ds > 0 */
+				ds += (uint32_t)(sizeof(struct mlx5_wqe_inl_data_seg) + len +
+						 15) >> 4;
 			}
 		} else {
 			n = mlx5_wqe_inline_gather(qp, wr, seg);
@@ -233,7 +234,9 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 		ds += mlx5_wqe_sgl(wr, wqe + ds * 16);
 	}
 
-	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((uint32_t)(uint16_t)pi << 8 | opcode);
+	/* big-endian (pi & 0xffff) << 8 | opcode, without a 32-bit swap */
+	ctrl->opmod_idx_opcode = (uint32_t)rte_cpu_to_be_16((uint16_t)pi) << 8 |
+				 rte_cpu_to_be_32(opcode);
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	ctrl->qpn_ds = qp->qpn_be | ds << 24;	/* ds < 64: its big-endian form */
 #else
@@ -244,10 +247,6 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 	memcpy(&ctrl->signature, &qp->ctrl_w1[send_flags & MLX5_SEND_FLAGS_CTRL], 8);
 	if (flags & OPF_IMM)
 		ctrl->imm = wr->imm_data;
-	/* tell the compiler what holds: the caller's ds <= 0 test then only
-	 * runs on the error paths above */
-	if (ds == 0)
-		__builtin_unreachable();
 	return ds;
 }
 
@@ -344,7 +343,7 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
 	const uint32_t pi0 = qp->sq_pi;
-	uint32_t pi = pi0, idx = pi0 & qp->sq_mask, last = 0, nbb = 0;
+	uint32_t pi = pi0, idx = pi0 & qp->sq_mask, nbb = 0;
 	int32_t budget = mlx5_sq_budget(qp, pi0);
 	int ret = 0;
 
@@ -387,7 +386,6 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 			qp->sq_wrid[idx] = wr->wr_id;
 			pi += nbb;
 			qp->sq_next[idx] = pi;
-			last = idx;
 			idx = pi & qp->sq_mask;
 			budget = mlx5_sq_budget(qp, pi);
 			continue;
@@ -396,13 +394,13 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 		qp->sq_wrid[idx] = wr->wr_id;
 		pi += nbb;
 		qp->sq_next[idx] = pi;
-		last = idx;
 		idx += nbb;
 		budget -= nbb;
 	}
 	if (likely(pi != pi0)) {
 		qp->sq_pi = pi;
-		mlx5_sq_ring(qp, pi, last, nbb, use_bf);
+		/* the last WQE: nbb WQEBBs back from pi */
+		mlx5_sq_ring(qp, pi, (pi - nbb) & qp->sq_mask, nbb, use_bf);
 	}
 	if (unlikely(ret != 0))
 		*bad_wr = wr;
