@@ -119,9 +119,10 @@ run_pair() {
 		--pv-dev=softroce:port=net_memif0,ip=10.99.0.1 \
 		-- "$@" -p "$port" >"$slog" 2>&1 &
 	spid=$!
-	# the server listens on the memif socket once it prints this
+	# the memif client connects once: wait until the server listens
 	for i in $(seq 200); do
-		grep -q 'Waiting for client' "$slog" 2>/dev/null && break
+		awk -v s="$sock" '$8 == s && $4 ~ /^0*10000$/ { f = 1 } END { exit !f }' \
+			/proc/net/unix && grep -q 'Waiting for client' "$slog" && break
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -50,6 +50,18 @@ perf_run_all(struct perf_run *r)
 	struct perf_result res;
 	int i, ret, bad = 0;
 
+	/*
+	 * The server probes its devices (and so starts their ports) before it
+	 * accepts: a memif server refuses a client that connects before its
+	 * port is started, and the client connects when it probes, which it
+	 * does after the TCP connection.
+	 */
+	if (r->is_server) {
+		struct pv_device **list = pv_get_device_list(NULL);
+
+		if (list != NULL)
+			pv_free_device_list(list);
+	}
 	ret = perf_comm_connect(r);
 	if (ret == 0)
 		ret = perf_comm_params(r);

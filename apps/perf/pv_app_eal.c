@@ -111,6 +111,9 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 		 */
 		for (i = 0; i < PV_APP_SOCKET_WAIT_S * 10 && !pv_app_sock_listening(sock); i++)
 			usleep(100000);
+		/* the server listens from its EAL init on, but refuses clients
+		 * until its port is started, a moment later */
+		usleep(500000);
 	}
 	return n;
 }

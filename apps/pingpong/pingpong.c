@@ -42,6 +42,7 @@ enum {
 
 #define PP_LINGER_MS	100
 #define PP_PORT_UP_S	10
+#define PP_CONNECT_MS	10000
 
 struct pp_ctx {
 	struct pv_context *context;
@@ -149,7 +150,9 @@ pp_client_exch_dest(struct pv_context *context, const char *servername, int port
 	char msg[PV_CM_PP_MSG_LEN];
 	int fd, ret;
 
-	fd = pv_cm_oob_connect(servername, port, 0);
+	/* rc_pingpong tries once; the server here only listens once its port
+	 * is up, which may be a moment after ours: retry for a while */
+	fd = pv_cm_oob_connect(servername, port, PP_CONNECT_MS);
 	if (fd < 0) {
 		fprintf(stderr, "Couldn't connect to %s:%d\n", servername, port);
 		return 1;

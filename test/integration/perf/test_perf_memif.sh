@@ -38,6 +38,11 @@ eal() {	# eal ROLE IP LCORE
 		"--pv-dev=softroce:port=net_memif0,ip=$2"
 }
 
+# a process listens on $sock (flag __SO_ACCEPTCON in /proc/net/unix)
+listening() {
+	awk -v s="$sock" '$8 == s && $4 ~ /^0*10000$/ { f = 1 } END { exit !f }' /proc/net/unix
+}
+
 # pair NAME BINARY CHECK_REGEX ARGS...: run server and client, check both
 pair() {
 	local name=$1 bin=$2 want=$3 slog clog crc src i
@@ -49,9 +54,14 @@ pair() {
 	# shellcheck disable=SC2046
 	"$bin" $(eal server 10.99.0.1 0) -- "$@" -p "$port" >"$slog" 2>&1 &
 	spid=$!
+	# the memif client connects once: wait until the server listens
+	# and has started its port (pv-perf prints "Waiting..." after that;
+	# pv-pingpong prints nothing before the link is up: give it a second)
 	for i in $(seq 200); do
-		grep -q ' pv_init(): \|Waiting for client\|local address' "$slog" 2>/dev/null && break
-		[ -S "$sock" ] && break
+		if listening; then
+			grep -q 'Waiting for client' "$slog" && break
+			[ "$bin" = "$pingpong" ] && sleep 1 && break
+		fi
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -60,7 +70,6 @@ pair() {
 		cat "$slog"
 		exit 77
 	fi
-	sleep 0.3
 	# shellcheck disable=SC2046
 	timeout 60 "$bin" $(eal client 10.99.0.2 1) -- "$@" -p "$port" 127.0.0.1 \
 		>"$clog" 2>&1
