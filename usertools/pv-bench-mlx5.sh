@@ -17,11 +17,12 @@ command -v valgrind >/dev/null || { echo "pv-bench-mlx5: valgrind not installed"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Entry points: post_send has a BlueFlame and a doorbell-only variant,
-# poll_cq one per CQE size. Collection is on only inside them (and their
+# Entry points: post_send has BlueFlame / doorbell-only variants, each with
+# and without the small-inline shortcut; poll_cq one per CQE size. Collection is on only inside them (and their
 # callees); the model's step and the loop around them are not counted.
 valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" \
 	--toggle-collect=mlx5_post_send_bf --toggle-collect=mlx5_post_send_db \
+	--toggle-collect=mlx5_post_send_bf_inl16 --toggle-collect=mlx5_post_send_db_inl16 \
 	--toggle-collect=mlx5_poll_cq_64 --toggle-collect=mlx5_poll_cq_128 \
 	"$bin" --no-huge --no-pci -m 256 -l 0 --file-prefix="pv_mlx5_bench_$$" \
 	--log-level='*:warning' --pv-dev=mlx5_model:lcore=none -- -n "$lists" -b 32 \
@@ -35,7 +36,7 @@ callgrind_annotate --inclusive=yes --threshold=100 "$out/cg.out" >"$out/annot" 2
 ir_of() {	# one line per function carries its object in brackets
 	grep -E "$1 \\[" "$out/annot" | awk '{ gsub(",", "", $1); s += $1 } END { print s + 0 }'
 }
-post=$(ir_of ':mlx5_post_send_(bf|db)')
+post=$(ir_of ':mlx5_post_send_(bf|db)(_inl16)?')
 poll=$(ir_of ':mlx5_poll_cq_(64|128)')
 echo "post_send instructions: $post for $wqes WQEs"
 echo "poll_cq instructions: $poll for $cqes CQEs"

@@ -176,7 +176,7 @@ mlx5_wqe_raddr(uint8_t *seg, const struct pv_send_wr *wr)
  */
 static __rte_always_inline int
 mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
-	       uint32_t pi, const uint8_t opcode, const unsigned int flags)
+	       uint32_t pi, const uint8_t opcode, const unsigned int flags, const bool inl16)
 {
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
 	unsigned int send_flags = wr->send_flags;
@@ -211,7 +211,9 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 		if (likely(wr->num_sge == 1)) {
 			uint32_t len = wr->sg_list[0].length;
 
-			if (unlikely(len > qp->max_inline))
+			/* with inl16 the QP takes 16 inline bytes at least, so
+			 * only longer payloads need the check */
+			if (unlikely((!inl16 || len > 16) && len > qp->max_inline))
 				return 0;
 			mlx5_inline_copy(seg + sizeof(struct mlx5_wqe_inl_data_seg),
 					 (const uint8_t *)(uintptr_t)wr->sg_list[0].addr, len);
@@ -271,7 +273,7 @@ mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t
 	if (pi - qp->sq_ci > qp->sq_room)
 		return -ENOMEM;
 	wqe = idx <= qp->sq_room ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
-	ds = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags);
+	ds = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false);
 	if (ds == 0 || wqe != qp->scratch)
 		return ds;
 	nbb = (ds + 3) >> 2;
@@ -339,9 +341,11 @@ mlx5_sq_ring(struct pv_mlx5_qp *qp, uint32_t pi, uint32_t last_idx, uint32_t las
  */
 static __rte_always_inline int
 mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
-		      const bool use_bf)
+		      const bool use_bf, const bool inl16)
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	uint64_t *const sq_wrid = qp->sq_wrid;
+	uint32_t *const sq_next = qp->sq_next;
 	const uint32_t pi0 = qp->sq_pi;
 	uint32_t pi = pi0, idx = pi0 & qp->sq_mask, nbb = 0;
 	int32_t budget = mlx5_sq_budget(qp, pi0);
@@ -359,19 +363,19 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 		if (likely(budget >= 0)) {
 			if (likely(opcode == PV_WR_RDMA_WRITE))
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE,
-						    OPF_RADDR | OPF_INLINE);
+						    OPF_RADDR | OPF_INLINE, inl16);
 			else if (opcode == PV_WR_SEND)
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND,
-						    OPF_INLINE);
+						    OPF_INLINE, inl16);
 			else if (opcode == PV_WR_RDMA_WRITE_WITH_IMM)
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
-						    OPF_RADDR | OPF_INLINE | OPF_IMM);
+						    OPF_RADDR | OPF_INLINE | OPF_IMM, inl16);
 			else if (opcode == PV_WR_SEND_WITH_IMM)
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND_IMM,
-						    OPF_INLINE | OPF_IMM);
+						    OPF_INLINE | OPF_IMM, inl16);
 			else if (opcode == PV_WR_RDMA_READ)
 				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_READ,
-						    OPF_RADDR);
+						    OPF_RADDR, inl16);
 			/* atomics and unknown opcodes: slow path */
 		}
 		if (unlikely(ds <= 0)) {
@@ -391,9 +395,9 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 			continue;
 		}
 		nbb = (ds + 3) >> 2;
-		qp->sq_wrid[idx] = wr->wr_id;
+		sq_wrid[idx] = wr->wr_id;
 		pi += nbb;
-		qp->sq_next[idx] = pi;
+		sq_next[idx] = pi;
 		idx += nbb;
 		budget -= nbb;
 	}
@@ -407,18 +411,33 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 	return ret;
 }
 
-/* Variant for a QP with a BlueFlame register: the last WQE goes whole. */
+/*
+ * Variants, chosen at QP creation: with a BlueFlame register (the last WQE
+ * goes whole) or a doorbell-only UAR (bf.size 0: 8-byte doorbell); with an
+ * inline size of 16 bytes or more (small payloads skip the size check).
+ */
 static int
 mlx5_post_send_bf(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, true);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, false);
 }
 
-/* Variant for a QP on a doorbell-only UAR (bf.size 0): 8-byte doorbell. */
+static int
+mlx5_post_send_bf_inl16(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, true);
+}
+
 static int
 mlx5_post_send_db(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, false);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, false);
+}
+
+static int
+mlx5_post_send_db_inl16(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, true);
 }
 
 static int
@@ -568,7 +587,12 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->ibqp.qp_num = qpn;
 	qp->ibqp.cap = attr->cap;
 	qp->ibqp.sq_sig_all = attr->sq_sig_all;
-	qp->ibqp.fp_post_send = qp->bf_size ? mlx5_post_send_bf : mlx5_post_send_db;
+	if (qp->bf_size != 0)
+		qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_bf_inl16 :
+							       mlx5_post_send_bf;
+	else
+		qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_db_inl16 :
+							       mlx5_post_send_db;
 	qp->ibqp.fp_post_recv = mlx5_post_recv;
 	return 0;
 }
