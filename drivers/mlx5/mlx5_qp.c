@@ -172,7 +172,8 @@ mlx5_wqe_raddr(uint8_t *seg, const struct pv_send_wr *wr)
  * cannot wrap, else the QP's scratch area). Called with a constant
  * @p opcode and @p flags from the post loop, each opcode gets its own
  * straight-line copy; the slow path calls it with the values of the table.
- * @return DS (16-byte units) of the WQE, or 0 when @p wr is malformed.
+ * @return WQEBBs the WQE occupies (its DS goes into the ctrl segment), or 0
+ *         when @p wr is malformed.
  */
 static __rte_always_inline int
 mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
@@ -180,7 +181,8 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 {
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
 	unsigned int send_flags = wr->send_flags;
-	int ds = 1;
+	uint32_t hdr = 16;	/* bytes before the payload segment */
+	uint32_t size;		/* bytes of the WQE */
 	int n;
 
 	if (flags & OPF_ATOMIC) {
@@ -200,70 +202,80 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 			aseg->swap_add = rte_cpu_to_be_64(wr->wr.atomic.compare_add);
 			aseg->compare = 0;
 		}
-		ds = 3;
+		hdr = 48;
 	} else if (flags & OPF_RADDR) {
 		mlx5_wqe_raddr(wqe + 16, wr);
-		ds = 2;
+		hdr = 32;
 	}
+	size = hdr;
 	if ((flags & OPF_INLINE) && (send_flags & PV_SEND_INLINE)) {
-		uint8_t *seg = wqe + ds * 16;
+		uint8_t *seg = wqe + hdr;
 
 		if (likely(wr->num_sge == 1)) {
-			uint32_t len = wr->sg_list[0].length;
+			size_t len = wr->sg_list[0].length;
+			const uint8_t *src = (const uint8_t *)(uintptr_t)wr->sg_list[0].addr;
+			uint8_t *dst = seg + sizeof(struct mlx5_wqe_inl_data_seg);
 
-			/* with inl16 the QP takes 16 inline bytes at least, so
-			 * only longer payloads need the check */
-			if (unlikely((!inl16 || len > 16) && len > qp->max_inline))
-				return 0;
-			mlx5_inline_copy(seg + sizeof(struct mlx5_wqe_inl_data_seg),
-					 (const uint8_t *)(uintptr_t)wr->sg_list[0].addr, len);
-			if (likely(len != 0)) {
-				((struct mlx5_wqe_inl_data_seg *)seg)->byte_count =
-					rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
-				/* in uint32_t: the compiler then knows ds > 0 */
-				ds += (uint32_t)(sizeof(struct mlx5_wqe_inl_data_seg) + len +
-						 15) >> 4;
+			if (inl16 && likely(len - 8 <= 8)) {
+				/* 8..16 bytes, within the inline size of the QP
+				 * (>= 16 with inl16): two overlapping words */
+				uint64_t a, b;
+
+				memcpy(&a, src, 8);
+				memcpy(&b, src + len - 8, 8);
+				memcpy(dst, &a, 8);
+				memcpy(dst + len - 8, &b, 8);
+			} else {
+				if (unlikely(len > qp->max_inline))
+					return 0;
+				mlx5_inline_copy(dst, src, len);
+				if (unlikely(len == 0))
+					goto ctrl;
 			}
+			((struct mlx5_wqe_inl_data_seg *)seg)->byte_count =
+				rte_cpu_to_be_32((uint32_t)len | MLX5_INLINE_SEG);
+			size += sizeof(struct mlx5_wqe_inl_data_seg) + len;
 		} else {
 			n = mlx5_wqe_inline_gather(qp, wr, seg);
 			if (unlikely(n < 0))
 				return 0;
-			ds += n;
+			size += n * 16;
 		}
 	} else {
 		if (unlikely((uint32_t)wr->num_sge > qp->max_send_sge))
 			return 0;
-		ds += mlx5_wqe_sgl(wr, wqe + ds * 16);
+		size += mlx5_wqe_sgl(wr, wqe + hdr) * 16;
 	}
-
+ctrl:
 	/* big-endian (pi & 0xffff) << 8 | opcode, without a 32-bit swap */
 	ctrl->opmod_idx_opcode = (uint32_t)rte_cpu_to_be_16((uint16_t)pi) << 8 |
 				 rte_cpu_to_be_32(opcode);
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	ctrl->qpn_ds = qp->qpn_be | ds << 24;	/* ds < 64: its big-endian form */
-#else
-	ctrl->qpn_ds = qp->qpn_be | ds;
-#endif
+	/* DS: 16-byte units, < 64; its big-endian form is the low byte */
+	ctrl->qpn_ds = qp->qpn_be | rte_cpu_to_be_32((size + 15) >> 4);
 	/* signature, dci_stream_channel_id, fm_ce_se and imm: one store, the
 	 * first three precomputed per send_flags at QP creation */
 	memcpy(&ctrl->signature, &qp->ctrl_w1[send_flags & MLX5_SEND_FLAGS_CTRL], 8);
 	if (flags & OPF_IMM)
 		ctrl->imm = wr->imm_data;
-	return ds;
+	/* holds by construction (QP sizes checked at creation, payloads
+	 * above); said so the caller's test for 0 drops off this path */
+	if (size > PV_MLX5_MAX_WQE_BB * MLX5_SEND_WQE_BB)
+		__builtin_unreachable();
+	return (int)((size + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT);
 }
 
 /*
  * Slow path of one WR: an atomic, a WQE that may cross the end of the ring
  * (built in the scratch area, then copied WQEBB by WQEBB, wrapping), or a
- * full queue. @return its DS, 0 when malformed, -ENOMEM when full.
+ * full queue. @return its WQEBBs, 0 when malformed, -ENOMEM when full.
  */
 static __rte_noinline int
 mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi)
 {
 	const struct mlx5_op_desc *op;
-	uint32_t idx = pi & qp->sq_mask, i, nbb;
+	uint32_t idx = pi & qp->sq_mask, i;
 	uint8_t *wqe;
-	unsigned int ds;
+	int nbb;
 
 	if ((unsigned int)wr->opcode >= RTE_DIM(mlx5_op_tbl))
 		return 0;
@@ -273,14 +285,13 @@ mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t
 	if (pi - qp->sq_ci > qp->sq_room)
 		return -ENOMEM;
 	wqe = idx <= qp->sq_room ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
-	ds = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false);
-	if (ds == 0 || wqe != qp->scratch)
-		return ds;
-	nbb = (ds + 3) >> 2;
-	for (i = 0; i < nbb; i++)
+	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false);
+	if (nbb == 0 || wqe != qp->scratch)
+		return nbb;
+	for (i = 0; i < (uint32_t)nbb; i++)
 		memcpy(qp->sq_buf + (((idx + i) & qp->sq_mask) << MLX5_SEND_WQE_SHIFT),
 		       qp->scratch + (i << MLX5_SEND_WQE_SHIFT), MLX5_SEND_WQE_BB);
-	return ds;
+	return nbb;
 }
 
 /*
@@ -321,8 +332,16 @@ mlx5_sq_ring(struct pv_mlx5_qp *qp, uint32_t pi, uint32_t last_idx, uint32_t las
 		for (i = 0; i < last_nbb; i++) {
 			src = (const uint64_t *)(qp->sq_buf +
 				(((last_idx + i) & qp->sq_mask) << MLX5_SEND_WQE_SHIFT));
+#ifdef __SSE2__
+			/* 16-byte stores: write-combined like 8-byte ones */
+			for (j = 0; j < MLX5_SEND_WQE_BB / 16; j++)
+				_mm_store_si128((__m128i *)(uintptr_t)(dst + 2 * j),
+						_mm_load_si128((const __m128i *)(src + 2 * j)));
+			dst += MLX5_SEND_WQE_BB / 8;
+#else
 			for (j = 0; j < MLX5_SEND_WQE_BB / 8; j++)
 				*dst++ = src[j];
+#endif
 		}
 	} else {
 		*dst = *(const uint64_t *)(qp->sq_buf + (last_idx << MLX5_SEND_WQE_SHIFT));
@@ -347,7 +366,8 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 	uint64_t *const sq_wrid = qp->sq_wrid;
 	uint32_t *const sq_next = qp->sq_next;
 	const uint32_t pi0 = qp->sq_pi;
-	uint32_t pi = pi0, idx = pi0 & qp->sq_mask, nbb = 0;
+	uint32_t pi = pi0, nbb = 0;
+	size_t idx = pi0 & qp->sq_mask;
 	int32_t budget = mlx5_sq_budget(qp, pi0);
 	int ret = 0;
 
@@ -358,35 +378,35 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 	for (; wr != NULL; wr = wr->next) {
 		uint8_t *wqe = qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT);
 		enum pv_wr_opcode opcode = wr->opcode;
-		int ds = -1;	/* -1: not built on the fast path */
+		int n = -1;	/* WQEBBs; -1: not built on the fast path */
 
 		if (likely(budget >= 0)) {
 			if (likely(opcode == PV_WR_RDMA_WRITE))
-				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE,
+				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE,
 						    OPF_RADDR | OPF_INLINE, inl16);
 			else if (opcode == PV_WR_SEND)
-				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND,
+				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND,
 						    OPF_INLINE, inl16);
 			else if (opcode == PV_WR_RDMA_WRITE_WITH_IMM)
-				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
+				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
 						    OPF_RADDR | OPF_INLINE | OPF_IMM, inl16);
 			else if (opcode == PV_WR_SEND_WITH_IMM)
-				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND_IMM,
+				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND_IMM,
 						    OPF_INLINE | OPF_IMM, inl16);
 			else if (opcode == PV_WR_RDMA_READ)
-				ds = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_READ,
+				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_READ,
 						    OPF_RADDR, inl16);
 			/* atomics and unknown opcodes: slow path */
 		}
-		if (unlikely(ds <= 0)) {
+		if (unlikely(n <= 0)) {
 			/* atomics, the ring's end, a full queue, bad WRs */
-			if (ds == 0 || (ds = mlx5_wqe_build_slow(qp, wr, pi)) <= 0) {
-				ret = ds == 0 ? EINVAL : -ds;
+			if (n == 0 || (n = mlx5_wqe_build_slow(qp, wr, pi)) <= 0) {
+				ret = n == 0 ? EINVAL : -n;
 				break;
 			}
 			/* idx may have run to the ring's end: take it from pi */
 			idx = pi & qp->sq_mask;
-			nbb = (ds + 3) >> 2;
+			nbb = n;
 			qp->sq_wrid[idx] = wr->wr_id;
 			pi += nbb;
 			qp->sq_next[idx] = pi;
@@ -394,7 +414,7 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 			budget = mlx5_sq_budget(qp, pi);
 			continue;
 		}
-		nbb = (ds + 3) >> 2;
+		nbb = n;
 		sq_wrid[idx] = wr->wr_id;
 		pi += nbb;
 		sq_next[idx] = pi;
