@@ -4,7 +4,8 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 MESON_OPTS ?=
 
-.PHONY: all deps build build-asan demo test test-unit test-asan interop bench-mlx5 install clean
+.PHONY: all deps build build-asan demo test test-unit test-asan test-valgrind interop bench-mlx5 install \
+	clean
 
 all: build
 
@@ -28,9 +29,14 @@ build-asan: deps $(ASAN_BUILD)/build.ninja
 demo: build
 	usertools/pv-demo.sh $(BUILD)
 
-# the whole test suite: release build, then the ASan+UBSan build, same suites
+# the whole test suite: release build, then the ASan+UBSan build, same suites,
+# then the unit suites of the release build under valgrind memcheck
 test: build build-asan
-	usertools/pv-test.sh $(BUILD) $(ASAN_BUILD)
+	usertools/pv-test.sh --valgrind $(BUILD) $(BUILD) $(ASAN_BUILD)
+
+# the unit suites alone under valgrind memcheck (see test/meson.build)
+test-valgrind: build
+	usertools/pv-test.sh --valgrind $(BUILD)
 
 interop: build
 	usertools/pv-interop.sh $(BUILD)

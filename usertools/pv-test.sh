@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Run the unit and integration suites in each given build directory, printing
-# every test's output (CUnit run summaries included), then one closing line.
+# Run the unit and integration suites in each given build directory, then,
+# with --valgrind DIR, the unit suites of DIR under valgrind memcheck (meson
+# test setup 'valgrind', test/meson.build), printing every test's output
+# (CUnit run summaries and valgrind error summaries included), then one
+# closing line counting every pass.
+# Usage: pv-test.sh [--valgrind BUILD] BUILD...
 set -uo pipefail
 pass=0 fail=0 skip=0 rc=0
-for b in "$@"; do
-	echo "=== meson test in $b ==="
+
+# run_pass LABEL MESON-TEST-ARGS...: one meson test run, added to the counts
+run_pass() {
+	local label=$1 log ok ex fl up sk to
+	shift
+	echo "=== $label ==="
 	log=$(mktemp)
-	meson test -C "$b" --suite unit --suite integration --print-errorlogs -v \
-		--num-processes 1 2>&1 | tee "$log"
+	meson test "$@" --print-errorlogs -v --num-processes 1 2>&1 | tee "$log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 	ex=$(sed -n 's/^Expected Fail: *\([0-9]*\).*/\1/p' "$log" | tail -1)
@@ -20,7 +27,30 @@ for b in "$@"; do
 	fail=$((fail + ${fl:-0} + ${up:-0} + ${to:-0}))
 	skip=$((skip + ${sk:-0}))
 	rm -f "$log"
+}
+
+vg_build=
+if [ "${1:-}" = "--valgrind" ]; then
+	vg_build=${2:?--valgrind needs a build directory}
+	shift 2
+fi
+
+for b in "$@"; do
+	run_pass "meson test in $b" -C "$b" --suite unit --suite integration
 done
+
+if [ -n "$vg_build" ]; then
+	if meson test -C "$vg_build" --setup valgrind --list >/dev/null 2>&1; then
+		run_pass "meson test in $vg_build under valgrind" -C "$vg_build" \
+			--setup valgrind --suite unit
+	else
+		# the setup exists only if meson found valgrind at configure time
+		echo "pv-test: no 'valgrind' test setup in $vg_build: install valgrind" \
+			"(usertools/pv-install-deps.sh), then: meson setup --reconfigure $vg_build" >&2
+		fail=$((fail + 1))
+	fi
+fi
+
 [ "$fail" -eq 0 ] || rc=1
 echo "test: $pass passed, $fail failed, $skip skipped"
 exit $rc
