@@ -287,6 +287,8 @@ struct sroce_qp {
 		uint8_t retry_left;
 		uint8_t rnr_left;
 		uint8_t stalled;	/* a completion waits for CQ space */
+		uint8_t rd_retried;	/* READ/atomic resent from rd_retry_psn, no reply yet */
+		uint32_t rd_retry_psn;
 	} comp;
 
 	/* responder */

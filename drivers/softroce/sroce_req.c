@@ -254,6 +254,7 @@ sroce_comp_progress(struct sroce_qp *qp)
 {
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.rd_retried = 0;
 	if (sroce_psn_diff(qp->req.psn, qp->comp.psn) > 0 && qp->timeout_tsc != 0)
 		qp->comp.deadline = rte_rdtsc() + qp->timeout_tsc;
 	else
@@ -351,6 +352,13 @@ sroce_comp_rd_retry(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	uint32_t psn = sroce_rd_psn(qp, w);
 
+	/* once per gap: the rest of a response stream that overtook the lost
+	 * packet would otherwise resend the request for each of its packets;
+	 * if the resent request is lost too, the timer retries */
+	if (qp->comp.rd_retried && qp->comp.rd_retry_psn == psn)
+		return;
+	qp->comp.rd_retried = 1;
+	qp->comp.rd_retry_psn = psn;
 	qp->comp.psn = psn;
 	if (sroce_psn_diff(qp->req.psn, psn) > 0)
 		sroce_req_rewind(qp, psn);
@@ -573,6 +581,7 @@ pv_sroce_req_timers(struct sroce_qp *qp, uint64_t now)
 		return 1;
 	}
 	qp->comp.retry_left--;
+	qp->comp.rd_retried = 0;
 	if (qp->sq_ci != qp->req.hw_idx) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_ci);
 
