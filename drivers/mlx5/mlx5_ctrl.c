@@ -1,0 +1,706 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Control path on a ConnectX (driver "mlx5"): rdma-core discovers, opens
+ * and queries the device and creates PDs, MRs, CQs and RC QPs; then
+ * mlx5dv_init_obj() hands their queues (buffers, counts, strides, doorbell
+ * records, BlueFlame register, CQE size) to the shared data path, which
+ * never calls rdma-core again. rdma-core errors become pv_* errors here,
+ * each logged once with its cause.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+#include "mlx5_priv.h"
+
+/* Memory-lock limit below which registering buffers is likely to fail. */
+#define HW_MEMLOCK_MIN (64ull << 20)
+
+struct hw_dev {
+	struct pv_device ibdev;
+	struct ibv_device *ibv_dev;
+};
+
+static struct ibv_device **hw_list;
+static int hw_nb_devs;
+
+/* defined by PV_DRIVER_REGISTER() at the end of this file */
+static struct pv_driver pv_driver_mlx5;
+
+static void
+hw_memlock_check(const char *what)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < HW_MEMLOCK_MIN)
+		MLX5_LOG(WARNING, "%s: RLIMIT_MEMLOCK is %llu KiB; memory registration pins "
+			 "pages and may fail with ENOMEM: raise it (ulimit -l unlimited, or "
+			 "memlock in /etc/security/limits.conf)", what,
+			 (unsigned long long)rl.rlim_cur >> 10);
+}
+
+static int
+hw_probe(const char *const *devargs __rte_unused, int nb_devargs __rte_unused)
+{
+	int i, n = 0, ret;
+
+	hw_list = ibv_get_device_list(&n);
+	if (hw_list == NULL) {
+		/* ENOSYS: no RDMA subsystem (no ib_uverbs); not an error here */
+		MLX5_LOG(INFO, "no device: ibv_get_device_list: %s", strerror(errno));
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct hw_dev *dev;
+
+		if (!mlx5dv_is_supported(hw_list[i]))
+			continue;
+		dev = calloc(1, sizeof(*dev));
+		if (dev == NULL)
+			return -ENOMEM;
+		dev->ibv_dev = hw_list[i];
+		dev->ibdev.node_type = PV_NODE_CA;
+		dev->ibdev.transport_type = PV_TRANSPORT_IB;
+		snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "%s",
+			 ibv_get_device_name(hw_list[i]));
+		snprintf(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name), "%s",
+			 hw_list[i]->dev_name);
+		snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path), "%s",
+			 hw_list[i]->dev_path);
+		snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path), "%s",
+			 hw_list[i]->ibdev_path);
+		dev->ibdev.node_guid = ibv_get_device_guid(hw_list[i]);
+		ret = pv_device_add(&pv_driver_mlx5, &dev->ibdev);
+		if (ret != 0) {
+			MLX5_LOG(ERR, "%s: cannot add: %s", dev->ibdev.name, rte_strerror(-ret));
+			free(dev);
+			continue;
+		}
+		hw_nb_devs++;
+		MLX5_LOG(INFO, "%s: mlx5 device found", dev->ibdev.name);
+	}
+	if (hw_nb_devs == 0) {
+		MLX5_LOG(INFO, "no device: none of %d RDMA devices is an mlx5", n);
+		ibv_free_device_list(hw_list);
+		hw_list = NULL;
+	}
+	return hw_nb_devs;
+}
+
+static void
+hw_remove(struct pv_device *device)
+{
+	free(container_of(device, struct hw_dev, ibdev));
+	if (--hw_nb_devs == 0 && hw_list != NULL) {
+		ibv_free_device_list(hw_list);
+		hw_list = NULL;
+	}
+}
+
+static void
+hw_attr_from_ibv(const struct ibv_device_attr *a, struct pv_device_attr *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->fw_ver, sizeof(p->fw_ver), "%s", a->fw_ver);
+	p->node_guid = a->node_guid;
+	p->sys_image_guid = a->sys_image_guid;
+	p->max_mr_size = a->max_mr_size;
+	p->page_size_cap = a->page_size_cap;
+	p->vendor_id = a->vendor_id;
+	p->vendor_part_id = a->vendor_part_id;
+	p->hw_ver = a->hw_ver;
+	p->max_qp = a->max_qp;
+	p->max_qp_wr = a->max_qp_wr;
+	p->device_cap_flags = a->device_cap_flags;
+	p->max_sge = a->max_sge;
+	p->max_sge_rd = a->max_sge_rd;
+	p->max_cq = a->max_cq;
+	p->max_cqe = a->max_cqe;
+	p->max_mr = a->max_mr;
+	p->max_pd = a->max_pd;
+	p->max_qp_rd_atom = a->max_qp_rd_atom;
+	p->max_ee_rd_atom = a->max_ee_rd_atom;
+	p->max_res_rd_atom = a->max_res_rd_atom;
+	p->max_qp_init_rd_atom = a->max_qp_init_rd_atom;
+	p->max_ee_init_rd_atom = a->max_ee_init_rd_atom;
+	p->atomic_cap = (enum pv_atomic_cap)a->atomic_cap;
+	p->max_ee = a->max_ee;
+	p->max_rdd = a->max_rdd;
+	p->max_mw = a->max_mw;
+	p->max_raw_ipv6_qp = a->max_raw_ipv6_qp;
+	p->max_raw_ethy_qp = a->max_raw_ethy_qp;
+	p->max_mcast_grp = a->max_mcast_grp;
+	p->max_mcast_qp_attach = a->max_mcast_qp_attach;
+	p->max_total_mcast_qp_attach = a->max_total_mcast_qp_attach;
+	p->max_ah = a->max_ah;
+	p->max_fmr = a->max_fmr;
+	p->max_map_per_fmr = a->max_map_per_fmr;
+	p->max_srq = 0;		/* SRQ not taken over by the data path yet */
+	p->max_srq_wr = 0;
+	p->max_srq_sge = 0;
+	p->max_pkeys = a->max_pkeys;
+	p->local_ca_ack_delay = a->local_ca_ack_delay;
+	p->phys_port_cnt = a->phys_port_cnt;
+}
+
+static struct pv_context *
+hw_open(struct pv_device *device)
+{
+	struct hw_dev *dev = container_of(device, struct hw_dev, ibdev);
+	struct ibv_device_attr_ex ax;
+	struct mlx5dv_context dvc;
+	struct pv_mlx5_context *ctx;
+	int ret;
+
+	ctx = rte_zmalloc("pv_mlx5_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
+	if (ctx == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->ibv = ibv_open_device(dev->ibv_dev);
+	if (ctx->ibv == NULL) {
+		ret = errno ? errno : ENODEV;
+		MLX5_LOG(ERR, "%s: ibv_open_device: %s", device->name, strerror(ret));
+		goto err_free;
+	}
+	memset(&ax, 0, sizeof(ax));
+	ret = ibv_query_device_ex(ctx->ibv, NULL, &ax);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "%s: ibv_query_device_ex: %s", device->name, strerror(ret));
+		goto err_close;
+	}
+	memset(&dvc, 0, sizeof(dvc));
+	ret = mlx5dv_query_device(ctx->ibv, &dvc);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "%s: mlx5dv_query_device: %s", device->name, strerror(ret));
+		goto err_close;
+	}
+	hw_attr_from_ibv(&ax.orig_attr, &ctx->attr);
+	/* the data path builds WQEs of at most 16 WQEBBs */
+	ctx->attr.max_inline_data = 256;
+	ctx->attr.max_sge = RTE_MIN(ctx->attr.max_sge, 30);
+	if (ax.odp_caps.general_caps & IBV_ODP_SUPPORT)
+		ctx->attr.odp_general_caps = PV_ODP_SUPPORT;
+	ctx->kind = PV_MLX5_DEV_HW;
+	ctx->cqe_size = sizeof(struct mlx5_cqe64);
+	ctx->ibctx.device = device;
+	ctx->ibctx.cmd_fd = ctx->ibv->cmd_fd;
+	ctx->ibctx.async_fd = -1;
+	ctx->ibctx.num_comp_vectors = ctx->ibv->num_comp_vectors;
+	MLX5_LOG(INFO, "%s: fw %s, cqe v%d, %u ports", device->name, ax.orig_attr.fw_ver,
+		 (dvc.flags & MLX5DV_CONTEXT_FLAGS_CQE_V1) ? 1 : 0,
+		 ax.orig_attr.phys_port_cnt);
+	hw_memlock_check(device->name);
+	return &ctx->ibctx;
+err_close:
+	ibv_close_device(ctx->ibv);
+err_free:
+	rte_free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static int
+hw_close(struct pv_context *ibctx)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibctx);
+	int ret = ibv_close_device(ctx->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "%s: ibv_close_device: %s", ibctx->device->name, strerror(errno));
+		return errno ? errno : EIO;
+	}
+	pv_mlx5_qpt_free(ctx);
+	rte_free(ctx);
+	return 0;
+}
+
+static int
+hw_query_device(struct pv_context *ibctx, struct pv_device_attr *attr)
+{
+	*attr = pv_mlx5_ctx(ibctx)->attr;
+	return 0;
+}
+
+static int
+hw_query_port(struct pv_context *ibctx, uint8_t port_num, struct pv_port_attr *p)
+{
+	struct ibv_port_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = ibv_query_port(pv_mlx5_ctx(ibctx)->ibv, port_num, &a);
+	if (ret != 0)
+		return ret;
+	memset(p, 0, sizeof(*p));
+	p->state = (enum pv_port_state)a.state;
+	p->max_mtu = (enum pv_mtu)a.max_mtu;
+	p->active_mtu = (enum pv_mtu)a.active_mtu;
+	p->gid_tbl_len = a.gid_tbl_len;
+	p->port_cap_flags = a.port_cap_flags;
+	p->max_msg_sz = a.max_msg_sz;
+	p->bad_pkey_cntr = a.bad_pkey_cntr;
+	p->qkey_viol_cntr = a.qkey_viol_cntr;
+	p->pkey_tbl_len = a.pkey_tbl_len;
+	p->lid = a.lid;
+	p->sm_lid = a.sm_lid;
+	p->lmc = a.lmc;
+	p->max_vl_num = a.max_vl_num;
+	p->sm_sl = a.sm_sl;
+	p->subnet_timeout = a.subnet_timeout;
+	p->init_type_reply = a.init_type_reply;
+	p->active_width = a.active_width;
+	p->active_speed = a.active_speed;
+	p->phys_state = a.phys_state;
+	p->link_layer = a.link_layer;
+	p->flags = a.flags;
+	p->port_cap_flags2 = a.port_cap_flags2;
+	return 0;
+}
+
+static int
+hw_query_gid(struct pv_context *ibctx, uint8_t port_num, int index, union pv_gid *gid)
+{
+	union ibv_gid g;
+
+	if (ibv_query_gid(pv_mlx5_ctx(ibctx)->ibv, port_num, index, &g) != 0)
+		return errno ? errno : EINVAL;
+	memcpy(gid->raw, g.raw, sizeof(gid->raw));
+	return 0;
+}
+
+static int
+hw_query_pkey(struct pv_context *ibctx, uint8_t port_num, int index, pv_be16 *pkey)
+{
+	__be16 k;
+
+	if (ibv_query_pkey(pv_mlx5_ctx(ibctx)->ibv, port_num, index, &k) != 0)
+		return errno ? errno : EINVAL;
+	*pkey = k;
+	return 0;
+}
+
+static struct pv_pd *
+hw_pd_alloc(struct pv_context *ibctx)
+{
+	struct pv_mlx5_pd *pd = rte_zmalloc("pv_mlx5_pd", sizeof(*pd), 0);
+	int ret;
+
+	if (pd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv = ibv_alloc_pd(pv_mlx5_ctx(ibctx)->ibv);
+	if (pd->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "%s: ibv_alloc_pd: %s", ibctx->device->name, strerror(ret));
+		rte_free(pd);
+		errno = ret;
+		return NULL;
+	}
+	pd->ibpd.context = ibctx;
+	return &pd->ibpd;
+}
+
+static int
+hw_pd_dealloc(struct pv_pd *ibpd)
+{
+	struct pv_mlx5_pd *pd = pv_mlx5_pd(ibpd);
+	int ret = ibv_dealloc_pd(pd->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "ibv_dealloc_pd: %s", strerror(ret));
+		return ret;
+	}
+	rte_free(pd);
+	return 0;
+}
+
+static struct pv_mr *
+hw_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
+{
+	struct pv_mlx5_mr *mr = rte_zmalloc("pv_mlx5_mr", sizeof(*mr), 0);
+	int ret;
+
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* pv_access_flags have the values of ibv_access_flags */
+	mr->ibv = ibv_reg_mr(pv_mlx5_pd(ibpd)->ibv, addr, length, access);
+	if (mr->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "ibv_reg_mr(%p, %zu bytes): %s", addr, length, strerror(ret));
+		if (ret == ENOMEM || ret == EPERM || ret == EFAULT)
+			hw_memlock_check("ibv_reg_mr");
+		rte_free(mr);
+		errno = ret;
+		return NULL;
+	}
+	mr->ibmr.context = ibpd->context;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.addr = addr;
+	mr->ibmr.length = length;
+	mr->ibmr.lkey = mr->ibv->lkey;
+	mr->ibmr.rkey = mr->ibv->rkey;
+	mr->ibmr.access = access;
+	return &mr->ibmr;
+}
+
+static int
+hw_mr_dereg(struct pv_mr *ibmr)
+{
+	struct pv_mlx5_mr *mr = pv_mlx5_mr(ibmr);
+	int ret = ibv_dereg_mr(mr->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "ibv_dereg_mr: %s", strerror(ret));
+		return ret;
+	}
+	rte_free(mr);
+	return 0;
+}
+
+static struct pv_cq *
+hw_cq_create(struct pv_context *ibctx, int cqe, struct pv_comp_channel *channel,
+	     int comp_vector)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibctx);
+	struct pv_mlx5_cq *cq;
+	struct mlx5dv_cq dv;
+	struct mlx5dv_obj obj;
+	int ret;
+
+	if (channel != NULL) {
+		/* the kernel's completion events are not forwarded yet */
+		MLX5_LOG(ERR, "%s: completion channels are not supported on hardware",
+			 ibctx->device->name);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = rte_zmalloc("pv_mlx5_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE);
+	if (cq == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->ibv = ibv_create_cq(ctx->ibv, cqe, NULL, NULL, comp_vector);
+	if (cq->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "%s: ibv_create_cq(%d): %s", ibctx->device->name, cqe,
+			 strerror(ret));
+		goto err_free;
+	}
+	memset(&obj, 0, sizeof(obj));
+	memset(&dv, 0, sizeof(dv));
+	obj.cq.in = cq->ibv;
+	obj.cq.out = &dv;
+	ret = mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "%s: mlx5dv_init_obj(cq): %s", ibctx->device->name,
+			 strerror(ret));
+		goto err_destroy;
+	}
+	ret = -pv_mlx5_cq_dp_init(cq, &dv);
+	if (ret != 0)
+		goto err_destroy;
+	cq->ctx = ctx;
+	cq->ibcq.context = ibctx;
+	return &cq->ibcq;
+err_destroy:
+	ibv_destroy_cq(cq->ibv);
+err_free:
+	rte_free(cq);
+	errno = ret;
+	return NULL;
+}
+
+static int
+hw_cq_destroy(struct pv_cq *ibcq)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	int ret = ibv_destroy_cq(cq->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "cq 0x%x: ibv_destroy_cq: %s", cq->cqn, strerror(ret));
+		return ret;
+	}
+	rte_free(cq);
+	return 0;
+}
+
+static struct pv_qp *
+hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
+	struct ibv_qp_init_attr ia;
+	struct pv_mlx5_qp *qp;
+	struct mlx5dv_qp dv;
+	struct mlx5dv_obj obj;
+	int ret;
+
+	if (attr->qp_type != PV_QPT_RC || attr->srq != NULL) {
+		MLX5_LOG(ERR, "%s: only RC QPs without SRQ are driven", ibpd->context->device->name);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = rte_zmalloc("pv_mlx5_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = pv_mlx5_cq(attr->send_cq)->ibv;
+	ia.recv_cq = pv_mlx5_cq(attr->recv_cq)->ibv;
+	ia.cap.max_send_wr = attr->cap.max_send_wr;
+	ia.cap.max_recv_wr = attr->cap.max_recv_wr;
+	ia.cap.max_send_sge = attr->cap.max_send_sge;
+	ia.cap.max_recv_sge = attr->cap.max_recv_sge;
+	ia.cap.max_inline_data = attr->cap.max_inline_data;
+	ia.qp_type = IBV_QPT_RC;
+	ia.sq_sig_all = attr->sq_sig_all;
+	qp->ibv = ibv_create_qp(pv_mlx5_pd(ibpd)->ibv, &ia);
+	if (qp->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "%s: ibv_create_qp: %s", ibpd->context->device->name,
+			 strerror(ret));
+		goto err_free;
+	}
+	memset(&obj, 0, sizeof(obj));
+	memset(&dv, 0, sizeof(dv));
+	obj.qp.in = qp->ibv;
+	obj.qp.out = &dv;
+	ret = mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "qp 0x%x: mlx5dv_init_obj: %s", qp->ibv->qp_num, strerror(ret));
+		goto err_destroy;
+	}
+	/* the granted sizes, as rdma-core rounded them */
+	attr->cap.max_send_wr = ia.cap.max_send_wr;
+	attr->cap.max_recv_wr = ia.cap.max_recv_wr;
+	attr->cap.max_send_sge = ia.cap.max_send_sge;
+	attr->cap.max_recv_sge = ia.cap.max_recv_sge;
+	attr->cap.max_inline_data = ia.cap.max_inline_data;
+	ret = -pv_mlx5_qp_dp_init(qp, &dv, qp->ibv->qp_num, attr);
+	if (ret != 0)
+		goto err_destroy;
+	qp->ctx = ctx;
+	qp->scq = pv_mlx5_cq(attr->send_cq);
+	qp->rcq = pv_mlx5_cq(attr->recv_cq);
+	qp->ibqp.context = ibpd->context;
+	qp->ibqp.pd = ibpd;
+	qp->ibqp.send_cq = attr->send_cq;
+	qp->ibqp.recv_cq = attr->recv_cq;
+	qp->ibqp.qp_type = attr->qp_type;
+	qp->ibqp.state = PV_QPS_RESET;
+	ret = -pv_mlx5_qpt_insert(ctx, qp);
+	if (ret != 0) {
+		pv_mlx5_qp_dp_fini(qp);
+		goto err_destroy;
+	}
+	return &qp->ibqp;
+err_destroy:
+	ibv_destroy_qp(qp->ibv);
+err_free:
+	rte_free(qp);
+	errno = ret;
+	return NULL;
+}
+
+static void
+hw_ah_to_ibv(const struct pv_ah_attr *p, struct ibv_ah_attr *a)
+{
+	memcpy(a->grh.dgid.raw, p->grh.dgid.raw, sizeof(a->grh.dgid.raw));
+	a->grh.flow_label = p->grh.flow_label;
+	a->grh.sgid_index = p->grh.sgid_index;
+	a->grh.hop_limit = p->grh.hop_limit;
+	a->grh.traffic_class = p->grh.traffic_class;
+	a->dlid = p->dlid;
+	a->sl = p->sl;
+	a->src_path_bits = p->src_path_bits;
+	a->static_rate = p->static_rate;
+	a->is_global = p->is_global;
+	a->port_num = p->port_num;
+}
+
+static void
+hw_ah_from_ibv(const struct ibv_ah_attr *a, struct pv_ah_attr *p)
+{
+	memcpy(p->grh.dgid.raw, a->grh.dgid.raw, sizeof(p->grh.dgid.raw));
+	p->grh.flow_label = a->grh.flow_label;
+	p->grh.sgid_index = a->grh.sgid_index;
+	p->grh.hop_limit = a->grh.hop_limit;
+	p->grh.traffic_class = a->grh.traffic_class;
+	p->dlid = a->dlid;
+	p->sl = a->sl;
+	p->src_path_bits = a->src_path_bits;
+	p->static_rate = a->static_rate;
+	p->is_global = a->is_global;
+	p->port_num = a->port_num;
+}
+
+/* pv_qp_attr -> ibv_qp_attr: same fields, same enum values, same mask bits. */
+static void
+hw_qp_attr_to_ibv(const struct pv_qp_attr *p, struct ibv_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = (enum ibv_qp_state)p->qp_state;
+	a->cur_qp_state = (enum ibv_qp_state)p->cur_qp_state;
+	a->path_mtu = (enum ibv_mtu)p->path_mtu;
+	a->path_mig_state = (enum ibv_mig_state)p->path_mig_state;
+	a->qkey = p->qkey;
+	a->rq_psn = p->rq_psn;
+	a->sq_psn = p->sq_psn;
+	a->dest_qp_num = p->dest_qp_num;
+	a->qp_access_flags = p->qp_access_flags;
+	a->cap.max_send_wr = p->cap.max_send_wr;
+	a->cap.max_recv_wr = p->cap.max_recv_wr;
+	a->cap.max_send_sge = p->cap.max_send_sge;
+	a->cap.max_recv_sge = p->cap.max_recv_sge;
+	a->cap.max_inline_data = p->cap.max_inline_data;
+	hw_ah_to_ibv(&p->ah_attr, &a->ah_attr);
+	hw_ah_to_ibv(&p->alt_ah_attr, &a->alt_ah_attr);
+	a->pkey_index = p->pkey_index;
+	a->alt_pkey_index = p->alt_pkey_index;
+	a->en_sqd_async_notify = p->en_sqd_async_notify;
+	a->sq_draining = p->sq_draining;
+	a->max_rd_atomic = p->max_rd_atomic;
+	a->max_dest_rd_atomic = p->max_dest_rd_atomic;
+	a->min_rnr_timer = p->min_rnr_timer;
+	a->port_num = p->port_num;
+	a->timeout = p->timeout;
+	a->retry_cnt = p->retry_cnt;
+	a->rnr_retry = p->rnr_retry;
+	a->alt_port_num = p->alt_port_num;
+	a->alt_timeout = p->alt_timeout;
+	a->rate_limit = p->rate_limit;
+}
+
+static int
+hw_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	struct ibv_qp_attr a;
+	int ret;
+
+	hw_qp_attr_to_ibv(attr, &a);
+	ret = ibv_modify_qp(qp->ibv, &a, attr_mask);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "qp 0x%x: ibv_modify_qp(mask 0x%x): %s", qp->qpn, attr_mask,
+			 strerror(ret));
+		return ret;
+	}
+	if ((attr_mask & PV_QP_STATE) && attr->qp_state == PV_QPS_RESET)
+		pv_mlx5_qp_dp_reset(qp);
+	if (attr_mask & PV_QP_STATE)
+		ibqp->state = attr->qp_state;
+	return 0;
+}
+
+static int
+hw_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask,
+	    struct pv_qp_init_attr *init_attr)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = ibv_query_qp(qp->ibv, &a, attr_mask, &ia);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "qp 0x%x: ibv_query_qp: %s", qp->qpn, strerror(ret));
+		return ret;
+	}
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = (enum pv_qp_state)a.qp_state;
+	attr->cur_qp_state = (enum pv_qp_state)a.cur_qp_state;
+	attr->path_mtu = (enum pv_mtu)a.path_mtu;
+	attr->path_mig_state = (enum pv_mig_state)a.path_mig_state;
+	attr->qkey = a.qkey;
+	attr->rq_psn = a.rq_psn;
+	attr->sq_psn = a.sq_psn;
+	attr->dest_qp_num = a.dest_qp_num;
+	attr->qp_access_flags = a.qp_access_flags;
+	attr->cap = ibqp->cap;
+	hw_ah_from_ibv(&a.ah_attr, &attr->ah_attr);
+	hw_ah_from_ibv(&a.alt_ah_attr, &attr->alt_ah_attr);
+	attr->pkey_index = a.pkey_index;
+	attr->alt_pkey_index = a.alt_pkey_index;
+	attr->en_sqd_async_notify = a.en_sqd_async_notify;
+	attr->sq_draining = a.sq_draining;
+	attr->max_rd_atomic = a.max_rd_atomic;
+	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
+	attr->min_rnr_timer = a.min_rnr_timer;
+	attr->port_num = a.port_num;
+	attr->timeout = a.timeout;
+	attr->retry_cnt = a.retry_cnt;
+	attr->rnr_retry = a.rnr_retry;
+	attr->alt_port_num = a.alt_port_num;
+	attr->alt_timeout = a.alt_timeout;
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->cap = ibqp->cap;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_all = ibqp->sq_sig_all;
+	return 0;
+}
+
+static int
+hw_qp_destroy(struct pv_qp *ibqp)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	int ret = ibv_destroy_qp(qp->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "qp 0x%x: ibv_destroy_qp: %s", qp->qpn, strerror(ret));
+		return ret;
+	}
+	pv_mlx5_qpt_remove(qp->ctx, qp->qpn);
+	if (qp->scq->last_qp == qp)
+		qp->scq->last_qp = &pv_mlx5_qp_none;
+	if (qp->rcq->last_qp == qp)
+		qp->rcq->last_qp = &pv_mlx5_qp_none;
+	pv_mlx5_qp_dp_fini(qp);
+	rte_free(qp);
+	return 0;
+}
+
+const struct pv_driver_ops pv_mlx5_hw_ops = {
+	.probe = hw_probe,
+	.remove = hw_remove,
+	.open_device = hw_open,
+	.close_device = hw_close,
+	.query_device = hw_query_device,
+	.query_port = hw_query_port,
+	.query_gid = hw_query_gid,
+	.query_pkey = hw_query_pkey,
+	.alloc_pd = hw_pd_alloc,
+	.dealloc_pd = hw_pd_dealloc,
+	.reg_mr = hw_mr_reg,
+	.dereg_mr = hw_mr_dereg,
+	.create_cq = hw_cq_create,
+	.destroy_cq = hw_cq_destroy,
+	.create_qp = hw_qp_create,
+	.modify_qp = hw_qp_modify,
+	.query_qp = hw_qp_query,
+	.destroy_qp = hw_qp_destroy,
+	/* SRQ, AH, resize_cq, multicast, events: EOPNOTSUPP stubs from lib/verbs */
+};
+
+PV_DRIVER_REGISTER(mlx5, pv_mlx5_hw_ops);
