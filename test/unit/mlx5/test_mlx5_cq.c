@@ -52,8 +52,10 @@ test_wraparound(void)
 	CU_ASSERT_FATAL(la != NULL && rb != NULL && rw != NULL);
 	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_cap, 32, 0, 0), 0);
 	max_bb = pv_mlx5_qp(p.a)->max_wqe_bb;
-	CU_ASSERT_EQUAL(max_bb, 5);
-	CU_ASSERT_EQUAL(p.cq_a->cqe, 63);
+	if (!ut_hw) {	/* the model's geometry */
+		CU_ASSERT_EQUAL(max_bb, 5);
+		CU_ASSERT_EQUAL(p.cq_a->cqe, 63);
+	}
 	for (k = 0; k < 10000; k++) {
 		uint32_t slot = k % 16, len = 1 + (k * 37) % 256;
 		uint8_t *src = (uint8_t *)la->addr + slot * UT_SLOT;
@@ -461,9 +463,11 @@ ut_suite_mlx5_cq(void)
 	if (s == NULL)
 		return -1;
 	if (CU_add_test(s, "sq, rq and cq wraparound", test_wraparound) == NULL ||
-	    CU_add_test(s, "syndrome -> status table", test_syndrome_table) == NULL ||
-	    CU_add_test(s, "every error syndrome", test_error_syndromes) == NULL ||
-	    CU_add_test(s, "cq arming and events", test_cq_events) == NULL)
+	    CU_add_test(s, "syndrome -> status table", test_syndrome_table) == NULL)
+		return -1;
+	/* error injection and completion channels: the model only */
+	if (!ut_hw && (CU_add_test(s, "every error syndrome", test_error_syndromes) == NULL ||
+		       CU_add_test(s, "cq arming and events", test_cq_events) == NULL))
 		return -1;
 	return 0;
 }

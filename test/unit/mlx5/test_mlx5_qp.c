@@ -568,8 +568,10 @@ ut_suite_mlx5_qp(void)
 	    CU_add_test(s, "mtu-crossing and 1 MiB", test_large_sizes) == NULL ||
 	    CU_add_test(s, "1..max_sge sges", test_sge_counts) == NULL ||
 	    CU_add_test(s, "posting errnos", test_post_errors) == NULL ||
-	    CU_add_test(s, "wqe layout = mlx5dv helpers", test_wqe_layout) == NULL ||
-	    CU_add_test(s, "one doorbell per post list", test_doorbell_per_list) == NULL)
+	    CU_add_test(s, "wqe layout = mlx5dv helpers", test_wqe_layout) == NULL)
+		return -1;
+	/* the model counts doorbells; a ConnectX does not tell */
+	if (!ut_hw && CU_add_test(s, "one doorbell per post list", test_doorbell_per_list) == NULL)
 		return -1;
 	return 0;
 }

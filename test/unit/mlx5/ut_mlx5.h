@@ -22,6 +22,7 @@ struct ut_pair {
 };
 
 extern struct pv_context *ut_ctx;
+extern int ut_hw;		/* running on a ConnectX, not the model */
 extern struct pv_pd *ut_pd;
 
 /* Create a connected pair with @p cap, CQs of @p cqe entries. 0 or -1. */

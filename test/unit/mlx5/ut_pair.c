@@ -9,6 +9,9 @@
 
 #include "ut_mlx5.h"
 
+struct pv_context *ut_ctx;
+struct pv_pd *ut_pd;
+
 struct pv_mr *
 ut_mr(size_t len)
 {

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Suite mlx5_lcore: the device model as pv-perf meets it. EAL -l 0,1 and
+ * --pv-dev=mlx5_model: the model polls on lcore 1 (a pv_rtc poller), the
+ * test posts and polls through pv_* on lcore 0 and never steps the model,
+ * like an application beside a NIC.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "pv_rtc.h"
+#include "ut_mlx5.h"
+
+int ut_hw;
+
+/* Poll without stepping: the model's lcore does the work. */
+static int
+ut_poll_async(struct pv_cq *cq, int n, struct pv_wc *wc)
+{
+	uint64_t deadline = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	int got = 0;
+
+	while (got < n && rte_get_tsc_cycles() < deadline) {
+		int r = pv_poll_cq(cq, n - got, wc + got);
+
+		if (r < 0)
+			return r;
+		got += r;
+	}
+	return got;
+}
+
+static void
+test_lcore_pingpong(void)
+{
+	static const struct pv_qp_cap cap = {
+		.max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1, .max_recv_sge = 1,
+		.max_inline_data = 64,
+	};
+	struct pv_mr *la = ut_mr(1 << 16), *rb = ut_mr(1 << 16);
+	struct pv_send_wr wr[16], *bad;
+	struct pv_recv_wr rwr, *rbad;
+	struct pv_sge sge, rsge;
+	struct pv_wc wc[16];
+	struct ut_pair p;
+	int k, i, errors = 0;
+
+	CU_ASSERT_FATAL(la != NULL && rb != NULL);
+	CU_ASSERT_EQUAL(pv_mlx5_model_lcore(), 1);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &cap, 256, 0, 0), 0);
+	for (k = 0; k < 2000 && errors == 0; k++) {
+		uint32_t len = 1 + (k * 97) % 4096;
+
+		ut_fill(la->addr, len, k);
+		rsge = (struct pv_sge){ (uintptr_t)rb->addr, 1 << 16, rb->lkey };
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.wr_id = k;
+		rwr.sg_list = &rsge;
+		rwr.num_sge = 1;
+		if (pv_post_recv(p.b, &rwr, &rbad) != 0)
+			errors++;
+		sge = (struct pv_sge){ (uintptr_t)la->addr, len, la->lkey };
+		memset(wr, 0, sizeof(wr));
+		wr[0].wr_id = k;
+		wr[0].opcode = PV_WR_SEND_WITH_IMM;
+		wr[0].send_flags = PV_SEND_SIGNALED | (len <= 64 ? PV_SEND_INLINE : 0);
+		wr[0].imm_data = rte_cpu_to_be_32(k);
+		wr[0].sg_list = &sge;
+		wr[0].num_sge = 1;
+		if (pv_post_send(p.a, wr, &bad) != 0)
+			errors++;
+		if (ut_poll_async(p.cq_a, 1, wc) != 1 || wc[0].status != PV_WC_SUCCESS)
+			errors++;
+		if (ut_poll_async(p.cq_b, 1, wc) != 1 || wc[0].status != PV_WC_SUCCESS ||
+		    wc[0].byte_len != len || wc[0].imm_data != rte_cpu_to_be_32(k) ||
+		    memcmp(la->addr, rb->addr, len) != 0)
+			errors++;
+	}
+	CU_ASSERT_EQUAL(errors, 0);
+	/* lists of 16 WRITEs, one signalled, racing the model's lcore */
+	for (k = 0; k < 500 && errors == 0; k++) {
+		for (i = 0; i < 16; i++) {
+			memset(&wr[i], 0, sizeof(wr[i]));
+			wr[i].wr_id = i;
+			wr[i].opcode = PV_WR_RDMA_WRITE;
+			wr[i].send_flags = PV_SEND_INLINE | (i == 15 ? PV_SEND_SIGNALED : 0);
+			wr[i].sg_list = &sge;
+			wr[i].num_sge = 1;
+			wr[i].wr.rdma.remote_addr = (uintptr_t)rb->addr + 8 * i;
+			wr[i].wr.rdma.rkey = rb->rkey;
+			wr[i].next = i == 15 ? NULL : &wr[i + 1];
+		}
+		sge = (struct pv_sge){ (uintptr_t)la->addr, 8, la->lkey };
+		if (pv_post_send(p.a, wr, &bad) != 0 || ut_poll_async(p.cq_a, 1, wc) != 1 ||
+		    wc[0].status != PV_WC_SUCCESS || wc[0].wr_id != 15)
+			errors++;
+	}
+	CU_ASSERT_EQUAL(errors, 0);
+	ut_pair_destroy(&p);
+	ut_mr_free(la);
+	ut_mr_free(rb);
+}
+
+int
+ut_suite_mlx5_qp(void)
+{
+	return 0;
+}
+
+int
+ut_suite_mlx5_cq(void)
+{
+	return 0;
+}
+
+int
+ut_suite_mlx5_model(void)
+{
+	return 0;
+}
+
+int
+main(void)
+{
+	char *args[] = {
+		"test_mlx5_lcore",
+		"--no-huge",
+		"--no-pci",
+		"-m", "256",
+		"-l", "0,1",
+		"--file-prefix=pv_ut_mlx5_lcore",
+		"--log-level=*:warning",
+		"--pv-dev=mlx5_model",
+		NULL,
+	};
+	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
+	struct pv_device **list;
+	unsigned int failures;
+	CU_pSuite s;
+	int ret, n, i;
+
+	ret = pv_init(argc, args);
+	if (ret < 0) {
+		printf("test_mlx5_lcore: EAL with lcores 0,1 unavailable (%d): skipped\n", ret);
+		return 77;
+	}
+	list = pv_get_device_list(&n);
+	for (i = 0; list != NULL && i < n && ut_ctx == NULL; i++)
+		if (strcmp(pv_get_device_name(list[i]), "mlx5_model0") == 0)
+			ut_ctx = pv_open_device(list[i]);
+	pv_free_device_list(list);
+	if (ut_ctx == NULL || (ut_pd = pv_alloc_pd(ut_ctx)) == NULL) {
+		fprintf(stderr, "cannot open mlx5_model0\n");
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("mlx5_lcore", NULL, NULL);
+	if (s == NULL || CU_add_test(s, "model on lcore 1, pv_* on lcore 0",
+				     test_lcore_pingpong) == NULL)
+		return 1;
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	pv_dealloc_pd(ut_pd);
+	pv_close_device(ut_ctx);
+	pv_cleanup();
+	return failures != 0 ? 1 : 0;
+}
