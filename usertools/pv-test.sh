@@ -41,8 +41,9 @@ done
 
 if [ -n "$vg_build" ]; then
 	if meson test -C "$vg_build" --setup valgrind --list >/dev/null 2>&1; then
+		# --no-suite: meson's --suite overrides the setup's exclude_suites
 		run_pass "meson test in $vg_build under valgrind" -C "$vg_build" \
-			--setup valgrind --suite unit
+			--setup valgrind --suite unit --no-suite novalgrind
 	else
 		# the setup exists only if meson found valgrind at configure time
 		echo "pv-test: no 'valgrind' test setup in $vg_build: install valgrind" \
