@@ -333,14 +333,15 @@ sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t 
 			continue;
 		if ((res->type == SROCE_RES_READ) != (pkt->opcode == SROCE_OP_RC_READ_REQ))
 			return;
-		if (res->active)
-			return;		/* still answering it */
-		/* answer again from the requested PSN: a new response stream */
+		/* answer again from the requested PSN: a new response stream,
+		 * abandoning the one in progress (the requester discards it) */
 		res->start_psn = pkt->psn;
 		res->cur_psn = pkt->psn;
 		res->cur_off = (uint32_t)sroce_psn_diff(pkt->psn, res->first_psn) * qp->mtu;
-		res->active = 1;
-		qp->resp.res_active++;
+		if (!res->active) {
+			res->active = 1;
+			qp->resp.res_active++;
+		}
 		return;
 	}
 	/* resource recycled: nothing to replay (rxe drops it too) */
