@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "ut_mlx5.h"
 
 struct pv_context *ut_ctx;
@@ -173,10 +175,13 @@ ut_pair_destroy(struct ut_pair *p)
 int
 ut_poll(struct pv_cq *cq, int n, struct pv_wc *wc)
 {
+	uint64_t deadline = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
 	int got = 0, idle = 0;
 
-	while (got < n && idle < 4) {
-		int w = pv_mlx5_model_step();
+	/* the model: step until it has nothing left to do; a ConnectX (or
+	 * the model on its own lcore): poll until a deadline */
+	while (got < n && (ut_hw ? rte_get_tsc_cycles() < deadline : idle < 4)) {
+		int w = ut_hw ? 0 : pv_mlx5_model_step();
 		int r = pv_poll_cq(cq, n - got, wc + got);
 
 		if (r < 0)
