@@ -600,7 +600,7 @@ mdl_qp_doorbell(struct pv_mlx5_mdl_qp *qp, const uint64_t *bf, uint32_t half)
 	uint32_t qpn_ds = rte_be_to_cpu_32(ctrl->qpn_ds);
 	uint16_t idx = rte_be_to_cpu_32(ctrl->opmod_idx_opcode) >> 8;
 	uint32_t ds = qpn_ds & 0x3f, nbb = (ds + 3) / 4;
-	uint16_t end = idx + nbb, rec;
+	uint16_t end = idx + nbb, rec, behind;
 
 	qp->st.doorbells++;
 	qp->st.last_bf_half = half;
@@ -616,6 +616,16 @@ mdl_qp_doorbell(struct pv_mlx5_mdl_qp *qp, const uint64_t *bf, uint32_t half)
 		qp->last_sq_dbrec = rec;
 		qp->st.sq_dbrec_seen++;
 	}
+	/*
+	 * Stale: the engine reads half 0, then half 1, so a write to half 0
+	 * can be seen after the next write (half 1) was consumed and its WQEs
+	 * executed. It announces nothing new; taken as new, it would move
+	 * sq_db_pi behind sq_hw_ci and the engine would run a whole lap of
+	 * old WQEs.
+	 */
+	behind = qp->sq_hw_ci - end;
+	if (behind != 0 && behind <= qp->sq_cnt)
+		return;
 	if ((uint16_t)(rec - qp->sq_hw_ci) < (uint16_t)(end - qp->sq_hw_ci)) {
 		qp->st.db_errors++;
 		pv_mlx5_mdl.st.db_errors++;

@@ -159,6 +159,71 @@ test_model_rnr_wait(void)
 	ut_mr_free(mr);
 }
 
+/*
+ * A BlueFlame write to one half seen only after the next write (the other
+ * half) was consumed and executed, as the engine on its own lcore can see
+ * them (it reads half 0, then half 1): it announces nothing, and must not
+ * send the engine round the ring again (pv-perf send_bw over the model
+ * failed with "local QP operation error" on the next post).
+ */
+static void
+test_model_stale_blueflame(void)
+{
+	struct pv_mr *mr = ut_mr(64);
+	struct pv_mlx5_mdl_stats st0, st1;
+	struct pv_mlx5_mdl_qp *mqp = NULL;
+	struct pv_send_wr wr, *bad;
+	struct pv_sge sge;
+	struct pv_wc wc[4];
+	uint64_t *half[2], old;
+	struct ut_pair p;
+	unsigned int i;
+	int h;
+
+	CU_ASSERT_FATAL(mr != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_cap, 64, 1, 0), 0);
+	for (i = 0; i < PV_MLX5_MDL_MAX_QP; i++)
+		if (pv_mlx5_mdl.qps[i] != NULL && pv_mlx5_mdl.qps[i]->qpn == p.a->qp_num)
+			mqp = pv_mlx5_mdl.qps[i];
+	CU_ASSERT_FATAL(mqp != NULL);
+	for (h = 0; h < 2; h++)
+		half[h] = (uint64_t *)(mqp->uar + PV_MLX5_MDL_BF_OFFSET + h * PV_MLX5_MDL_BF_SIZE);
+	sge.addr = (uintptr_t)mr->addr;
+	sge.length = 8;
+	sge.lkey = mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = PV_WR_RDMA_WRITE;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)mr->addr + 32;
+	wr.wr.rdma.rkey = mr->rkey;
+	/* two posts, one per half, then the first half's write again, late */
+	wr.wr_id = 1;
+	CU_ASSERT_EQUAL(pv_post_send(p.a, &wr, &bad), 0);
+	h = half[0][0] != 0 ? 0 : 1;
+	old = half[h][0];
+	CU_ASSERT_NOT_EQUAL_FATAL(old, 0);
+	wr.wr_id = 2;
+	CU_ASSERT_EQUAL(pv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL(ut_poll(p.cq_a, 2, wc), 2);
+	pv_mlx5_model_stats_get(&st0);
+	__atomic_store_n(&half[h][0], old, __ATOMIC_RELEASE);
+	pv_mlx5_model_drain();
+	pv_mlx5_model_stats_get(&st1);
+	CU_ASSERT_EQUAL(st1.doorbells, st0.doorbells + 1);
+	CU_ASSERT_EQUAL(st1.wqes, st0.wqes);
+	CU_ASSERT_EQUAL(st1.err_cqes, st0.err_cqes);
+	CU_ASSERT_EQUAL(pv_poll_cq(p.cq_a, 4, wc), 0);
+	/* and the next post runs as usual */
+	wr.wr_id = 3;
+	CU_ASSERT_EQUAL(pv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL(ut_poll(p.cq_a, 1, wc), 1);
+	CU_ASSERT_EQUAL(wc[0].status, PV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 3);
+	ut_pair_destroy(&p);
+	ut_mr_free(mr);
+}
+
 int
 ut_suite_mlx5_model(void)
 {
@@ -168,7 +233,8 @@ ut_suite_mlx5_model(void)
 		return -1;
 	if (CU_add_test(s, "device says it is a model", test_model_attrs) == NULL ||
 	    CU_add_test(s, "keys, pds, bounds, rights", test_model_protection) == NULL ||
-	    CU_add_test(s, "rnr_retry 7 waits", test_model_rnr_wait) == NULL)
+	    CU_add_test(s, "rnr_retry 7 waits", test_model_rnr_wait) == NULL ||
+	    CU_add_test(s, "late blueflame write is stale", test_model_stale_blueflame) == NULL)
 		return -1;
 	return 0;
 }
