@@ -14,10 +14,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -223,22 +226,67 @@ sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
 	return 0;
 }
 
+/*
+ * librte_pcapng (22.11) sets its TSC-to-time base lazily, inside the first
+ * rte_pcapng_copy(), from a TSC read after the caller's: the first stamp is
+ * then "before" the base, the unsigned difference wraps and shifts the base
+ * by centuries for every later packet. One throwaway copy stamped a little
+ * in the future (less than a second) sets the base right.
+ */
+static void
+sroce_pcap_clock_prime(struct sroce_dev *dev)
+{
+	struct rte_mbuf *m, *c;
+
+	m = rte_pktmbuf_alloc(dev->pcap_mp);
+	if (m == NULL)
+		return;
+	memset(rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN), 0, RTE_ETHER_HDR_LEN);
+	c = rte_pcapng_copy(dev->port_id, 0, m, dev->pcap_mp, UINT32_MAX,
+			    rte_get_tsc_cycles() + rte_get_tsc_hz() / 4,
+			    RTE_PCAPNG_DIRECTION_UNKNOWN);
+	rte_pktmbuf_free(c);
+	rte_pktmbuf_free(m);
+}
+
+/* pcap=FILE: a pcapng file written through librte_pcapng */
 static int
 sroce_pcap_open(struct sroce_dev *dev, const char *path)
 {
-	/* classic pcap, microsecond stamps, link type Ethernet */
-	static const uint32_t hdr[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+	char name[RTE_MEMPOOL_NAMESIZE];
+	/* the largest frame the port may deliver, VLAN tag included */
+	uint32_t snap = RTE_MAX((uint32_t)SROCE_FRAME_MAX,
+				(uint32_t)dev->eth_mtu + RTE_ETHER_HDR_LEN + 4);
+	int fd, ret;
 
-	dev->pcap = fopen(path, "wb");
-	if (dev->pcap == NULL) {
+	/* copies live from rte_pcapng_copy() to rte_pcapng_write_packets()
+	 * of the same chunk only: two chunks' worth is plenty */
+	snprintf(name, sizeof(name), "sroce%d_pcap", dev->index);
+	dev->pcap_mp = rte_pktmbuf_pool_create(name, 63, 0, 0, rte_pcapng_mbuf_size(snap),
+					       rte_eth_dev_socket_id(dev->port_id));
+	if (dev->pcap_mp == NULL) {
+		ret = -rte_errno;
+		SROCE_LOG(ERR, "pcap %s: pool: %s", path, rte_strerror(rte_errno));
+		return ret;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
 		SROCE_LOG(ERR, "pcap %s: %s", path, strerror(errno));
-		return -errno;
+		return ret;
 	}
-	if (fwrite(hdr, sizeof(hdr), 1, dev->pcap) != 1) {
-		fclose(dev->pcap);
-		dev->pcap = NULL;
-		return -EIO;
+	/* writes the section header and one interface block per ethdev port;
+	 * packets name their port (DPDK 22.11 has no per-port add_interface) */
+	dev->pcapng = rte_pcapng_fdopen(fd, NULL, NULL, "pollverbs softroce", dev->port_name);
+	if (dev->pcapng == NULL) {
+		ret = -rte_errno;
+		SROCE_LOG(ERR, "pcap %s: pcapng: %s", path, rte_strerror(rte_errno));
+		close(fd);
+		return ret;
 	}
+	sroce_pcap_clock_prime(dev);
+	pv_sroce_tx_hook_update(dev);
+	SROCE_LOG(INFO, "port %s: capturing to %s (pcapng)", dev->port_name, path);
 	return 0;
 }
 
@@ -253,8 +301,11 @@ sroce_dev_free(struct sroce_dev *dev)
 		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
 		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
 	}
-	if (dev->pcap != NULL)
-		fclose(dev->pcap);
+	if (dev->pcapng != NULL) {
+		rte_pcapng_close(dev->pcapng);	/* closes the file */
+		dev->pcapng = NULL;
+	}
+	rte_mempool_free(dev->pcap_mp);
 	/* the pool stays: the PMD may still reference mbufs of it until the
 	 * port is closed by EAL cleanup */
 	rte_free(dev);
@@ -298,6 +349,7 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	dev->arp_timeout_ms = a.arp_timeout_ms;
 	dev->fault = a.fault;
 	dev->fault_rng = 1;
+	pv_sroce_tx_hook_update(dev);
 	dev->mr_gen = 1;
 	dev->mr_next = 1;
 	if (a.has_mac) {
@@ -532,6 +584,7 @@ pv_sroce_fault_set(struct pv_context *context, const struct pv_sroce_fault *faul
 	dev->fault_tx_cnt = 0;
 	dev->fault_rx_cnt = 0;
 	dev->fault_rng = 1;
+	pv_sroce_tx_hook_update(dev);
 	return 0;
 }
 

@@ -10,10 +10,11 @@
  *   2. per QP: flush (ERR), READ/atomic responses + coalesced ACK/NAK,
  *      timers, requester transmission;
  *   3. one TX burst of everything queued.
+ * With pcap=FILE every frame is copied into a pcapng file on its way in
+ * (per RX burst) and out (per TX flush, once per frame).
  */
 
 #include <string.h>
-#include <sys/time.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -21,23 +22,38 @@
 
 #include "sroce_priv.h"
 
-void
-pv_sroce_pcap_write(struct sroce_dev *dev, const struct rte_mbuf *m)
-{
-	struct timeval tv;
-	uint32_t rec[4];
+#define SROCE_PCAP_CHUNK 32
 
-	gettimeofday(&tv, NULL);
-	rec[0] = (uint32_t)tv.tv_sec;
-	rec[1] = (uint32_t)tv.tv_usec;
-	rec[2] = rte_pktmbuf_data_len(m);
-	rec[3] = rte_pktmbuf_pkt_len(m);
-	if (fwrite(rec, sizeof(rec), 1, dev->pcap) != 1 ||
-	    fwrite(rte_pktmbuf_mtod(m, const void *), rec[2], 1, dev->pcap) != 1) {
-		SROCE_DP_LOG(WARNING, "%s: pcap write failed, capture stopped",
-			     dev->ibdev.name);
-		fclose(dev->pcap);
-		dev->pcap = NULL;
+void
+pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, uint16_t n,
+		    enum rte_pcapng_direction dir)
+{
+	struct rte_mbuf *copy[SROCE_PCAP_CHUNK];
+	uint64_t tsc = rte_get_tsc_cycles();
+	uint16_t i = 0, k;
+	ssize_t ret;
+
+	while (i < n && dev->pcapng != NULL) {
+		for (k = 0; k < SROCE_PCAP_CHUNK && i < n; i++) {
+			copy[k] = rte_pcapng_copy(dev->port_id, 0, pkts[i], dev->pcap_mp,
+						  UINT32_MAX, tsc, dir);
+			if (likely(copy[k] != NULL))
+				k++;
+		}
+		if (k == 0)
+			continue;
+		ret = rte_pcapng_write_packets(dev->pcapng, copy, k);
+		/* DPDK 22.11 does not free the copies (its header says it does) */
+		rte_pktmbuf_free_bulk(copy, k);
+		if (unlikely(ret < 0)) {
+			SROCE_DP_LOG(WARNING, "%s: pcapng write failed, capture stopped",
+				     dev->ibdev.name);
+			rte_pcapng_close(dev->pcapng);
+			dev->pcapng = NULL;
+			pv_sroce_tx_hook_update(dev);
+			return;
+		}
+		dev->pcap_frames += k;
 	}
 }
 
@@ -49,62 +65,79 @@ sroce_fault_one_in(struct sroce_dev *dev, uint32_t n)
 	return (dev->fault_rng >> 8) % n == 0;
 }
 
-/* fault injection and capture on the way out (rare: behind one test) */
-static __rte_noinline uint16_t
-sroce_tx_filter(struct sroce_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+static inline int
+sroce_tx_fault_drop(struct sroce_dev *dev, const struct rte_mbuf *m)
 {
 	const struct pv_sroce_fault *f = &dev->fault;
-	uint16_t i, k = 0;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		int arp = rte_pktmbuf_mtod(m, const uint8_t *)[12] == 0x08 &&
-			  rte_pktmbuf_mtod(m, const uint8_t *)[13] == 0x06;
-
-		if (!arp) {
-			dev->fault_tx_cnt++;
-			if (f->drop_tx_all ||
-			    (f->drop_tx_every != 0 && dev->fault_tx_cnt % f->drop_tx_every == 0) ||
-			    (f->drop_tx_one_in != 0 && sroce_fault_one_in(dev, f->drop_tx_one_in))) {
-				dev->stats.tx_drop_fault++;
-				rte_pktmbuf_free(m);
-				continue;
-			}
-		}
-		if (dev->pcap != NULL)
-			pv_sroce_pcap_write(dev, m);
-		pkts[k++] = m;
-	}
-	return k;
+	if (p[12] == 0x08 && p[13] == 0x06)
+		return 0;	/* ARP is never touched */
+	dev->fault_tx_cnt++;
+	return f->drop_tx_all ||
+	       (f->drop_tx_every != 0 && dev->fault_tx_cnt % f->drop_tx_every == 0) ||
+	       (f->drop_tx_one_in != 0 && sroce_fault_one_in(dev, f->drop_tx_one_in));
 }
 
-static inline int
-sroce_tx_slow(const struct sroce_dev *dev)
+/*
+ * Fault injection and capture of the frames queued since the last call
+ * ([tx_seen, tx_tail)), once each: frames the PMD refuses stay queued and
+ * must not be dropped or captured again on the next flush. Survivors are
+ * compacted in place (nothing of this range was handed to the PMD yet).
+ */
+static __rte_noinline void
+sroce_tx_hook(struct sroce_dev *dev)
 {
-	return dev->pcap != NULL || dev->fault.drop_tx_every != 0 || dev->fault.drop_tx_all ||
-	       dev->fault.drop_tx_one_in != 0;
+	const uint16_t mask = SROCE_TX_RING - 1;
+	uint16_t i, w = dev->tx_seen;
+	int faulty = dev->fault.drop_tx_every != 0 || dev->fault.drop_tx_all ||
+		     dev->fault.drop_tx_one_in != 0;
+
+	for (i = dev->tx_seen; i != dev->tx_tail; i = (i + 1) & mask) {
+		struct rte_mbuf *m = dev->tx_ring[i];
+
+		if (faulty && sroce_tx_fault_drop(dev, m)) {
+			dev->stats.tx_drop_fault++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		dev->tx_ring[w] = m;
+		w = (w + 1) & mask;
+	}
+	dev->tx_tail = w;
+	if (dev->pcapng != NULL) {
+		/* the queued range may wrap the ring: at most two slices */
+		i = dev->tx_seen;
+		while (i != w) {
+			uint16_t end = w > i ? w : SROCE_TX_RING;
+
+			pv_sroce_pcap_burst(dev, &dev->tx_ring[i], end - i,
+					    RTE_PCAPNG_DIRECTION_OUT);
+			i = end & mask;
+		}
+	}
+	dev->tx_seen = w;
+}
+
+void
+pv_sroce_tx_hook_update(struct sroce_dev *dev)
+{
+	dev->tx_hook = dev->pcapng != NULL || dev->fault.drop_tx_every != 0 ||
+		       dev->fault.drop_tx_all || dev->fault.drop_tx_one_in != 0;
+	/* frames queued before now are not filtered */
+	dev->tx_seen = dev->tx_tail;
 }
 
 void
 pv_sroce_tx_flush(struct sroce_dev *dev)
 {
+	if (unlikely(dev->tx_hook) && dev->tx_seen != dev->tx_tail)
+		sroce_tx_hook(dev);
 	while (dev->tx_head != dev->tx_tail) {
 		uint16_t end = dev->tx_tail > dev->tx_head ? dev->tx_tail : SROCE_TX_RING;
 		uint16_t n = end - dev->tx_head, sent;
-		struct rte_mbuf **pkts = &dev->tx_ring[dev->tx_head];
 
-		if (unlikely(sroce_tx_slow(dev))) {
-			uint16_t k = sroce_tx_filter(dev, pkts, n);
-
-			/* keep the survivors at the end of the slice */
-			memmove(pkts + (n - k), pkts, k * sizeof(*pkts));
-			dev->tx_head = (dev->tx_head + n - k) & (SROCE_TX_RING - 1);
-			pkts += n - k;
-			n = k;
-			if (n == 0)
-				continue;
-		}
-		sent = rte_eth_tx_burst(dev->port_id, 0, pkts, n);
+		sent = rte_eth_tx_burst(dev->port_id, 0, &dev->tx_ring[dev->tx_head], n);
 		dev->stats.tx_pkts += sent;
 		dev->tx_head = (dev->tx_head + sent) & (SROCE_TX_RING - 1);
 		if (sent < n)
@@ -160,8 +193,6 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 		dev->stats.rx_drop_other++;
 		return;
 	}
-	if (unlikely(dev->pcap != NULL))
-		pv_sroce_pcap_write(dev, m);
 	ret = pv_sroce_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len,
 				 dev->verify_icrc, &pkt);
 	if (unlikely(ret != 0)) {
@@ -212,6 +243,8 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 	dev->in_progress = 1;
 	n = rte_eth_rx_burst(dev->port_id, 0, pkts, SROCE_RX_BURST);
 	work = n;
+	if (unlikely(dev->pcapng != NULL) && n > 0)
+		pv_sroce_pcap_burst(dev, pkts, n, RTE_PCAPNG_DIRECTION_IN);
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));

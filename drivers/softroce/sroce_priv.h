@@ -16,7 +16,7 @@
  *                  NAK, READ/atomic responses, retransmit and RNR timers)
  *   sroce_resp.c   responder (placement, rkey checks, ACK/NAK, READ and
  *                  atomic responses)
- *   sroce_net.c    progress loop: RX burst, dispatch, TX burst, pcap
+ *   sroce_net.c    progress loop: RX burst, dispatch, TX burst, pcapng capture
  */
 
 #ifndef PV_DRIVERS_SOFTROCE_SROCE_PRIV_H
@@ -30,6 +30,7 @@
 #include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_pcapng.h>
 
 #include "pv_verbs.h"
 #include "pv_verbs_driver.h"
@@ -93,9 +94,12 @@ struct sroce_dev {
 	uint16_t port_id;
 	uint16_t tx_head;		/* first frame of tx_ring not yet handed to the PMD */
 	uint16_t tx_tail;		/* next free slot */
+	uint16_t tx_seen;		/* tx_hook on: first frame not yet filtered/captured */
 	uint8_t verify_icrc;
 	uint8_t in_progress;		/* progress re-entry guard */
+	uint8_t tx_hook;		/* capture or TX fault injection: sroce_tx_hook() */
 	struct rte_mempool *mp;
+	rte_pcapng_t *pcapng;		/* capture file (pcap= devarg), NULL = off */
 	uint32_t nb_qps;		/* entries used in qps[] */
 	struct sroce_qp *qps[SROCE_MAX_QP];	/* QPs in RTR, RTS or ERR: progressed */
 	struct sroce_qp *qp_tbl[SROCE_MAX_QP];	/* by qpn - SROCE_QPN_BASE */
@@ -120,7 +124,8 @@ struct sroce_dev {
 	uint32_t arp_timeout_ms;
 	struct sroce_arp_ent arp[SROCE_ARP_CACHE];
 	uint32_t arp_next;
-	FILE *pcap;
+	struct rte_mempool *pcap_mp;	/* pcapng copies, freed by each write */
+	uint64_t pcap_frames;		/* frames written to the capture */
 	int port_started;
 	int own_pool;
 	int index;
@@ -477,7 +482,14 @@ void pv_sroce_arp_learn(struct sroce_dev *dev, uint32_t ip, const struct rte_eth
 int pv_sroce_dev_progress(struct sroce_dev *dev);
 /** Hand queued frames to the PMD; keeps what it refuses. */
 void pv_sroce_tx_flush(struct sroce_dev *dev);
-void pv_sroce_pcap_write(struct sroce_dev *dev, const struct rte_mbuf *m);
+/**
+ * Write @p n frames to the capture file of @p dev (dev->pcapng != NULL) as
+ * copies; the frames stay the caller's. A write error stops the capture.
+ */
+void pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, uint16_t n,
+			 enum rte_pcapng_direction dir);
+/** Recompute dev->tx_hook after a change of capture or fault settings. */
+void pv_sroce_tx_hook_update(struct sroce_dev *dev);
 int pv_sroce_progress(struct pv_context *context);
 
 /** Free TX slots. */
