@@ -415,6 +415,28 @@ mdl_exec_send(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struc
 	return MDL_DONE;
 }
 
+/*
+ * The last SGE of an RDMA WRITE, its last byte stored last: a ConnectX's
+ * DMA writes land in increasing address order, and applications poll the
+ * last byte of a WRITE to know the whole message is there (perftest's
+ * write_lat, pv-perf). memmove() may store the tail first (overlapping
+ * vector stores) or use non-temporal stores, so the last byte goes alone
+ * after a store fence. It is read first: the buffers may overlap.
+ */
+static void
+mdl_write_last_place(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	uint8_t last;
+
+	if (len == 0)
+		return;
+	last = src[len - 1];
+	memmove(dst, src, len - 1);
+	/* the payload's other bytes are visible before its last byte */
+	rte_wmb();
+	dst[len - 1] = last;
+}
+
 static enum mdl_res
 mdl_exec_write(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struct mdl_wqe *w)
 {
@@ -438,10 +460,11 @@ mdl_exec_write(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const stru
 			mdl_req_fail(qp, w, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
 			return MDL_DONE;
 		}
-		for (i = 0; i < w->sgl.n; i++) {
+		for (i = 0; i < w->sgl.n - 1; i++) {
 			memmove(dst, w->sgl.e[i].ptr, w->sgl.e[i].len);
 			dst += w->sgl.e[i].len;
 		}
+		mdl_write_last_place(dst, w->sgl.e[i].ptr, w->sgl.e[i].len);
 	}
 	if (rwqe != NULL) {
 		struct mlx5_cqe64 cqe;
