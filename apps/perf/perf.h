@@ -7,6 +7,10 @@
  * One process is the server (no host argument), the other the client; they
  * agree on parameters and exchange QP addresses over TCP (perf_comm.c), then
  * the client drives the test and both print perftest's tables.
+ *
+ * --loopback: one process, two QPs of one device connected to each other
+ * (perf_main.c); the same loops run with one endpoint as the client and the
+ * other as the server, both driven from the main lcore.
  */
 
 #ifndef PV_APPS_PERF_PERF_H
@@ -78,6 +82,8 @@ struct perf_params {
 	int verify;
 	int report_gbits;		/* 1: Gb/s, 0: MiB/s */
 	uint16_t tcp_port;
+	int loopback;			/* --loopback: both endpoints in this process */
+	int model;			/* --model: built-in EAL args for mlx5_model */
 	int size_set, iters_set, tx_depth_set;
 };
 
@@ -108,6 +114,9 @@ struct perf_run {
 	int fd;				/* OOB TCP socket */
 
 	struct pv_context *ctx;
+	int ctx_borrowed;		/* loopback server: the client's context */
+	int buf_from_rte;		/* buf is rte_zmalloc()ed, else aligned_alloc()ed */
+	int is_model;			/* the device says it is a device model */
 	struct pv_device_attr dev_attr;
 	struct pv_port_attr port_attr;
 	struct pv_pd *pd;
@@ -157,6 +166,7 @@ int perf_progress(void *arg);
 
 /* perf_res.c */
 int perf_res_init(struct perf_run *r);
+int perf_res_peer_init(struct perf_run *s, struct perf_run *c);
 int perf_res_connect(struct perf_run *r);
 void perf_res_fini(struct perf_run *r);
 void perf_size_set(struct perf_run *r, uint64_t size);
@@ -167,9 +177,12 @@ void perf_pattern_fill(uint8_t *p, uint64_t len, uint64_t seed);
 int64_t perf_pattern_check(const uint8_t *p, uint64_t len, uint64_t seed);
 uint64_t perf_seed(uint64_t size, uint64_t n);
 
-/* perf_bw.c, perf_lat.c: one message size each */
+/* perf_bw.c, perf_lat.c: one message size each; *_loopback() drive the
+ * client endpoint @p c and the server endpoint @p s of one process */
 int perf_bw_run(struct perf_run *r, struct perf_result *res);
+int perf_bw_loopback(struct perf_run *c, struct perf_run *s, struct perf_result *res);
 int perf_lat_run(struct perf_run *r, struct perf_result *res);
+int perf_lat_loopback(struct perf_run *c, struct perf_run *s, struct perf_result *res);
 
 /* perf_report.c */
 void perf_report_banner(const struct perf_run *r);
@@ -177,6 +190,7 @@ void perf_report_dest(const struct perf_run *r, const struct perf_dest *d, int r
 void perf_report_header(const struct perf_run *r);
 void perf_report_line(const struct perf_run *r, const struct perf_result *res);
 void perf_report_footer(void);
+void perf_report_model(const struct perf_run *r);
 void perf_bw_result(struct perf_run *r, uint64_t iters, uint64_t cq_mod, int peak,
 		    struct perf_result *res);
 int perf_lat_result(struct perf_run *r, uint64_t iters, struct perf_result *res);

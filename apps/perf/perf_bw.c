@@ -12,6 +12,10 @@
  * Each signalled WR carries in wr_id the number of WRs posted up to and
  * including it, so a completion says how many WRs are done (RC completes
  * in order) whatever cq_mod and post_list are.
+ *
+ * In a loopback run the client loop calls an idle function once a round
+ * for the server endpoint of the same process: reposting receives
+ * (send_bw) or progress (write_bw, read_bw: the device answers).
  */
 
 #include <errno.h>
@@ -62,8 +66,13 @@ perf_bw_check_slot(struct perf_run *r, const uint8_t *p, uint64_t len, unsigned 
 	return 0;
 }
 
+/*
+ * The client's loop. @p idle (NULL in two-process runs) is called once per
+ * round with @p idle_arg; a negative return ends the run with it.
+ */
 static int
-perf_bw_client(struct perf_run *r, struct perf_result *res)
+perf_bw_client(struct perf_run *r, struct perf_result *res, int (*idle)(void *arg),
+	       void *idle_arg)
 {
 	const struct perf_params *p = &r->p;
 	int duration = p->duration_s > 0;
@@ -146,6 +155,11 @@ perf_bw_client(struct perf_run *r, struct perf_result *res)
 		}
 		if (ne > 0)
 			t_end = rte_rdtsc();
+		if (idle != NULL) {
+			ret = idle(idle_arg);
+			if (ret < 0)
+				return ret;
+		}
 		if (duration && iters == UINT64_MAX && rte_rdtsc() >= deadline)
 			iters = scnt;	/* stop posting; drain what is outstanding */
 	}
@@ -269,43 +283,92 @@ perf_bw_server_send(struct perf_run *r, struct perf_result *res)
 	return 0;
 }
 
+/*
+ * --verify, before the start: the side whose memory is read or sent fills
+ * its sources, the side whose memory is written clears its targets.
+ */
+static void
+perf_bw_prepare(struct perf_run *r)
+{
+	enum perf_verb verb = r->p.verb;
+
+	if (!r->p.verify)
+		return;
+	if (r->is_server ? verb == PERF_READ : verb != PERF_READ)
+		perf_bw_fill_sources(r);
+	if (r->is_server ? verb == PERF_WRITE : verb == PERF_READ)
+		memset(perf_dst_slot(r, 0), 0, r->nslots * r->stride);
+}
+
+/* --verify, after the run: the target slots written (server) or read (client). */
+static int
+perf_bw_check(struct perf_run *r)
+{
+	enum perf_verb want = r->is_server ? PERF_WRITE : PERF_READ;
+	unsigned int s, used;
+
+	if (!r->p.verify || r->p.verb != want)
+		return 0;
+	used = r->p.iters > 0 && r->p.iters < r->nslots ? r->p.iters : r->nslots;
+	for (s = 0; s < used; s++)
+		if (perf_bw_check_slot(r, perf_dst_slot(r, s), r->size, s,
+				       r->is_server ? "written" : "read") < 0)
+			return -EIO;
+	return 0;
+}
+
 int
 perf_bw_run(struct perf_run *r, struct perf_result *res)
 {
-	unsigned int s, used;
 	int ret;
 
-	used = r->p.iters > 0 && r->p.iters < r->nslots ? r->p.iters : r->nslots;
-	if (r->is_server) {
-		if (r->p.verb == PERF_SEND)
-			return perf_bw_server_send(r, res);
-		if (r->p.verify && r->p.verb == PERF_READ)
-			perf_bw_fill_sources(r);
-		if (r->p.verify && r->p.verb == PERF_WRITE)
-			memset(perf_dst_slot(r, 0), 0, r->nslots * r->stride);
-		ret = perf_comm_sync(r);
-		if (ret == 0)
-			ret = perf_comm_result_recv(r, res);
-		if (ret < 0 || !r->p.verify || r->p.verb != PERF_WRITE)
-			return ret;
-		for (s = 0; s < used; s++)
-			if (perf_bw_check_slot(r, perf_dst_slot(r, s), r->size, s, "written") < 0)
-				return -EIO;
-		return 0;
-	}
-	if (r->p.verify && r->p.verb != PERF_READ)
-		perf_bw_fill_sources(r);
-	if (r->p.verify && r->p.verb == PERF_READ)
-		memset(perf_dst_slot(r, 0), 0, r->nslots * r->stride);
+	if (r->is_server && r->p.verb == PERF_SEND)
+		return perf_bw_server_send(r, res);
+	perf_bw_prepare(r);
 	ret = perf_comm_sync(r);
-	if (ret == 0)
-		ret = perf_bw_client(r, res);
-	if (ret == 0)
+	if (ret == 0 && r->is_server)
+		ret = perf_comm_result_recv(r, res);
+	if (ret == 0 && !r->is_server)
+		ret = perf_bw_client(r, res, NULL, NULL);
+	if (ret == 0 && !r->is_server)
 		ret = perf_comm_result_send(r, res);
-	if (ret < 0 || !r->p.verify || r->p.verb != PERF_READ)
-		return ret;
-	for (s = 0; s < used; s++)
-		if (perf_bw_check_slot(r, perf_dst_slot(r, s), r->size, s, "read") < 0)
-			return -EIO;
-	return 0;
+	return ret < 0 ? ret : perf_bw_check(r);
+}
+
+/* Loopback idle function of write_bw and read_bw: the device answers. */
+static int
+perf_bw_progress(void *arg)
+{
+	struct perf_run *s = arg;
+
+	return pv_progress(s->ctx);
+}
+
+int
+perf_bw_loopback(struct perf_run *c, struct perf_run *s, struct perf_result *res)
+{
+	struct perf_rx rx = { .r = s };
+	int ret;
+
+	perf_bw_prepare(c);
+	perf_bw_prepare(s);
+	if (c->p.verb != PERF_SEND) {
+		ret = perf_bw_client(c, res, perf_bw_progress, s);
+	} else {
+		/* the server's receives, reposted as they complete */
+		rx.limit = c->p.duration_s > 0 ? UINT64_MAX : c->p.iters;
+		ret = perf_rx_post(&rx, c->p.rx_depth);
+		if (ret == 0)
+			ret = perf_bw_client(c, res, perf_rx_poll, &rx);
+		/* every send completed: so did every receive; poll them */
+		while (ret == 0 && rx.rcnt < res->iters) {
+			ret = perf_rx_poll(&rx);
+			ret = ret > 0 ? 0 : ret;
+		}
+	}
+	if (ret == 0)
+		ret = perf_bw_check(c);
+	if (ret == 0)
+		ret = perf_bw_check(s);
+	return ret;
 }

@@ -4,7 +4,9 @@
 
 /*
  * pv-perf main: EAL arguments (given, or built for a memif pair on this
- * machine), then connect, agree, exchange, run every size, report.
+ * machine or for the mlx5 device model), then connect, agree, exchange,
+ * run every size, report; or, with --loopback, connect two QPs of one
+ * device to each other and run every size in this process.
  */
 
 #include <errno.h>
@@ -44,6 +46,30 @@ perf_port_wait(struct perf_run *r)
 	return 0;
 }
 
+/* Banner, both address lines and the table's header. */
+static void
+perf_report_start(const struct perf_run *r)
+{
+	perf_report_banner(r);
+	perf_report_dest(r, &r->local, 0);
+	perf_report_dest(r, &r->remote, 1);
+	printf("---------------------------------------------------------------------------"
+	       "------------\n");
+	perf_report_header(r);
+	fflush(stdout);
+}
+
+/* The table's end, the verdict of --verify, what a model's figures are. */
+static void
+perf_report_end(const struct perf_run *r, int bad)
+{
+	perf_report_footer();
+	if (r->p.verify)
+		printf(" Data validation: %s\n",
+		       bad ? "FAILED" : "every byte checked, all correct");
+	perf_report_model(r);
+}
+
 static int
 perf_run_all(struct perf_run *r)
 {
@@ -76,12 +102,7 @@ perf_run_all(struct perf_run *r)
 	if (ret < 0)
 		return ret;
 
-	perf_report_banner(r);
-	perf_report_dest(r, &r->local, 0);
-	perf_report_dest(r, &r->remote, 1);
-	printf("---------------------------------------------------------------------------------------\n");
-	perf_report_header(r);
-	fflush(stdout);
+	perf_report_start(r);
 
 	for (i = 0; i < r->p.nb_sizes; i++) {
 		perf_size_set(r, r->p.sizes[i]);
@@ -95,12 +116,55 @@ perf_run_all(struct perf_run *r)
 		else if (ret < 0)
 			return ret;
 	}
-	perf_report_footer();
-	if (r->p.verify)
-		printf(" Data validation: %s\n", bad ? "FAILED" : "every byte checked, all correct");
+	perf_report_end(r, bad);
 	/* neither side tears its QP down while the other may still need ACKs */
 	ret = perf_comm_sync(r);
 	return ret < 0 ? ret : bad ? -EIO : 0;
+}
+
+/*
+ * --loopback: the client endpoint @p c opens the device, the server
+ * endpoint @p s creates its own PD, MR, CQs and QP on it; the two QPs are
+ * connected to each other with the device's own GID and LID, and the main
+ * lcore drives both. The client's figures are reported.
+ */
+static int
+perf_run_loopback(struct perf_run *c, struct perf_run *s)
+{
+	struct perf_result res;
+	int i, ret, bad = 0;
+
+	ret = perf_res_init(c);
+	if (ret == 0)
+		ret = perf_port_wait(c);
+	if (ret == 0)
+		ret = perf_res_peer_init(s, c);
+	if (ret < 0)
+		return ret;
+	c->remote = s->local;
+	s->remote = c->local;
+	ret = perf_res_connect(c);
+	if (ret == 0)
+		ret = perf_res_connect(s);
+	if (ret < 0)
+		return ret;
+
+	perf_report_start(c);
+
+	for (i = 0; i < c->p.nb_sizes; i++) {
+		perf_size_set(c, c->p.sizes[i]);
+		perf_size_set(s, c->p.sizes[i]);
+		ret = c->p.kind == PERF_BW ? perf_bw_loopback(c, s, &res) :
+			perf_lat_loopback(c, s, &res);
+		if (ret == 0)
+			perf_report_line(c, &res);
+		else if (ret != -EIO || !c->p.verify)
+			return ret;
+		else
+			bad = 1;
+	}
+	perf_report_end(c, bad);
+	return bad ? -EIO : 0;
 }
 
 static int
@@ -112,13 +176,15 @@ perf_is_test(const char *s)
 int
 main(int argc, char **argv)
 {
-	struct perf_run r;
+	struct perf_run r, s;
 	char *eal[PV_APP_EAL_MAX_ARGS + 1];
 	char **app;
 	int ret, napp, neal;
 
 	memset(&r, 0, sizeof(r));
+	memset(&s, 0, sizeof(s));
 	r.fd = -1;
+	s.fd = -1;
 	srand48((long)getpid() * time(NULL));
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		perf_usage(argc < 2 ? stderr : stdout, argv[0]);
@@ -128,7 +194,12 @@ main(int argc, char **argv)
 		/* no EAL arguments: parse ours first to pick the role */
 		if (perf_params_parse(&r.p, argc - 1, argv + 1) < 0)
 			return 1;
-		neal = pv_app_eal_default("perf", r.p.server == NULL, r.p.tcp_port, argv[0], eal);
+		/* a loopback without EAL args: the device that needs none */
+		if (r.p.loopback)
+			neal = pv_app_eal_model("perf", argv[0], eal);
+		else
+			neal = pv_app_eal_default("perf", r.p.server == NULL, r.p.tcp_port,
+						  argv[0], eal);
 		ret = pv_init(neal, eal);
 		if (ret < 0) {
 			fprintf(stderr, "pv-perf: pv_init: %s\n", strerror(-ret));
@@ -136,6 +207,9 @@ main(int argc, char **argv)
 		}
 		if (perf_params_parse(&r.p, argc - 1, argv + 1) < 0)
 			return 1;
+		/* the hardware driver probes without --pv-dev: name the model */
+		if (r.p.loopback && r.p.ib_dev == NULL)
+			r.p.ib_dev = "mlx5_model0";
 	} else {
 		ret = pv_init(argc, argv);
 		if (ret < 0) {
@@ -159,6 +233,12 @@ main(int argc, char **argv)
 			pv_cleanup();
 			return 1;
 		}
+		if (r.p.model) {
+			fprintf(stderr, "pv-perf: --model brings its own EAL arguments; with EAL "
+				"arguments use --loopback (and --pv-dev=mlx5_model)\n");
+			pv_cleanup();
+			return 1;
+		}
 	}
 	perf_params_finalize(&r.p);
 	if (r.p.kind == PERF_LAT && r.p.duration_s > 0) {
@@ -166,7 +246,17 @@ main(int argc, char **argv)
 		pv_cleanup();
 		return 1;
 	}
-	r.is_server = r.p.server == NULL;
+	r.is_server = r.p.server == NULL && !r.p.loopback;
+	if (r.p.loopback) {
+		ret = perf_run_loopback(&r, &s);
+		perf_res_fini(&s);	/* before the client closes the shared context */
+		perf_res_fini(&r);
+		pv_cleanup();
+		if (ret < 0)
+			fprintf(stderr, "pv-perf: %s --loopback failed: %s\n", r.p.test_name,
+				strerror(-ret));
+		return ret < 0 ? 1 : 0;
+	}
 	if (r.is_server)
 		printf("\n************************************\n* Waiting for client to connect... *\n"
 		       "************************************\n");

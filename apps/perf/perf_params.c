@@ -52,6 +52,11 @@ perf_usage(FILE *f, const char *prog)
 "  %s [EAL and --pv-dev args] -- TEST [options] HOST       client\n"
 "  %s TEST [options] [HOST]     built-in EAL args: softroce over net_memif\n"
 "                                 on this machine (see doc/guides/apps/perf.rst)\n"
+"  %s [EAL and --pv-dev args] -- TEST --loopback [options]\n"
+"                               one process, two QPs of one device\n"
+"  %s TEST --model [options]    loopback over the mlx5 device model, built-in\n"
+"                                 EAL args -l 0,1 --no-huge --no-pci\n"
+"                                 --pv-dev=mlx5_model (--loopback alone: the same)\n"
 "\n"
 "TEST: write_bw read_bw send_bw write_lat read_lat send_lat\n"
 "\n"
@@ -76,8 +81,11 @@ perf_usage(FILE *f, const char *prog)
 "      --verify              check every received byte against the pattern\n"
 "      --report_gbits        report Gb/sec (default)\n"
 "      --report_mib          report MiB/sec\n"
+"      --loopback            client and server QP in this process (pollverbs)\n"
+"      --model               --loopback over mlx5_model (no EAL args; pollverbs)\n"
 "  -h, --help                this text\n",
-		prog, prog, prog, PERF_DEF_TCP_PORT, PERF_DEF_SIZE_BW, PERF_DEF_SIZE_LAT,
+		prog, prog, prog, prog, prog, PERF_DEF_TCP_PORT, PERF_DEF_SIZE_BW,
+		PERF_DEF_SIZE_LAT,
 		PERF_DEF_ITERS_BW, PERF_DEF_ITERS_LAT, PERF_DEF_TX_DEPTH_BW,
 		PERF_DEF_TX_DEPTH_LAT, PERF_DEF_RX_DEPTH, PERF_DEF_CQ_MOD,
 		PERF_CQ_MOD_SIZE_LIMIT, PERF_DEF_INLINE_WRITE, PERF_DEF_INLINE_SEND);
@@ -105,6 +113,8 @@ enum {
 	OPT_GBITS,
 	OPT_MIB,
 	OPT_SIZES,
+	OPT_LOOPBACK,
+	OPT_MODEL,
 };
 
 /* "--sizes=4096,65536,1m": a comma list; k, m suffixes (KiB, MiB). */
@@ -162,6 +172,8 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "report_mib", no_argument, NULL, OPT_MIB },
 		{ "sizes", required_argument, NULL, OPT_SIZES },
+		{ "loopback", no_argument, NULL, OPT_LOOPBACK },
+		{ "model", no_argument, NULL, OPT_MODEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -277,6 +289,13 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 			if (perf_sizes_parse(p, optarg) < 0)
 				return -EINVAL;
 			break;
+		case OPT_LOOPBACK:
+			p->loopback = 1;
+			break;
+		case OPT_MODEL:
+			p->model = 1;
+			p->loopback = 1;
+			break;
 		case 'h':
 			perf_usage(stdout, "pv-perf");
 			exit(0);
@@ -288,6 +307,10 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		p->server = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "pv-perf: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (p->loopback && p->server != NULL) {
+		fprintf(stderr, "pv-perf: a --loopback run has no HOST ('%s')\n", p->server);
 		return -EINVAL;
 	}
 	if (p->all_sizes && p->duration_s > 0) {

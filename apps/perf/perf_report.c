@@ -53,7 +53,8 @@ perf_report_banner(const struct perf_run *r)
 	else
 		printf("Latency ");
 	printf("Test\n");
-	printf(" Dual-port       : OFF\t\tDevice         : %s\n", p->ib_dev);
+	printf(" Dual-port       : OFF\t\tDevice         : %s%s\n", p->ib_dev,
+	       r->is_model ? " (device model, not hardware)" : "");
 	printf(" Number of qps   : 1\t\tTransport type : %s\n",
 	       r->ctx->device->transport_type == PV_TRANSPORT_IWARP ? "IW" : "IB");
 	printf(" Connection type : RC\t\tUsing SRQ      : OFF\n");
@@ -61,7 +62,7 @@ perf_report_banner(const struct perf_run *r)
 		printf(" TX depth        : %d\n", p->tx_depth);
 	if (p->post_list > 1)
 		printf(" Post List       : %d\n", p->post_list);
-	if (p->verb == PERF_SEND && (r->is_server || p->kind == PERF_LAT))
+	if (p->verb == PERF_SEND && (r->is_server || p->kind == PERF_LAT || p->loopback))
 		printf(" RX depth        : %d\n", p->rx_depth);
 	if (p->kind == PERF_BW) {
 		printf(" CQ Moderation   : %d\n", perf_cq_mod(p, p->sizes[0]));
@@ -79,7 +80,9 @@ perf_report_banner(const struct perf_run *r)
 	if (p->verify)
 		printf(" Data validation : ON\n");
 	printf(" rdma_cm QPs\t : OFF\n");
-	printf(" Data ex. method : Ethernet\n");
+	if (p->loopback)
+		printf(" Loopback        : ON (2 QPs of one device, one lcore drives both)\n");
+	printf(" Data ex. method : %s\n", p->loopback ? "none (one process)" : "Ethernet");
 	printf(PERF_RESULT_LINE);
 	if (p->kind == PERF_BW && (p->duration_s > 0 || p->iters > 20000 ||
 				   (r->is_server && p->verb == PERF_SEND)))
@@ -136,6 +139,18 @@ void
 perf_report_footer(void)
 {
 	printf(PERF_RESULT_LINE);
+	fflush(stdout);
+}
+
+/* After the table: say that the figures are not a NIC's. */
+void
+perf_report_model(const struct perf_run *r)
+{
+	if (!r->is_model)
+		return;
+	printf(" Device model: %s is a software model of the device (fw_ver \"%s\"); these\n"
+	       " figures are pollverbs' data path plus a software HCA, not hardware figures.\n",
+	       r->p.ib_dev, r->dev_attr.fw_ver);
 	fflush(stdout);
 }
 

@@ -15,8 +15,6 @@
 
 #include "perf.h"
 
-static int perf_buf_from_rte;
-
 static uint64_t
 perf_align(uint64_t v, uint64_t a)
 {
@@ -163,7 +161,7 @@ perf_res_buf_alloc(struct perf_run *r)
 	}
 	r->half = half;
 	r->buf = rte_zmalloc("pv-perf", 2 * half, 4096);
-	perf_buf_from_rte = r->buf != NULL;
+	r->buf_from_rte = r->buf != NULL;
 	if (r->buf == NULL) {
 		/* EAL's heap may be small (--no-huge without -m): any memory will do */
 		r->buf = aligned_alloc(4096, perf_align(2 * half, 4096));
@@ -174,15 +172,14 @@ perf_res_buf_alloc(struct perf_run *r)
 	return 0;
 }
 
-int
-perf_res_init(struct perf_run *r)
+/* Open the device and choose what depends on it: GID, MTU, inline size. */
+static int
+perf_res_open(struct perf_run *r)
 {
 	struct perf_params *p = &r->p;
-	struct pv_qp_init_attr qia;
 	struct pv_device **list;
 	struct pv_device *dev;
-	union pv_gid gid;
-	int n, ret, sq, cqe;
+	int n, ret;
 
 	r->tsc_hz = rte_get_tsc_hz();
 	list = pv_get_device_list(&n);
@@ -216,7 +213,9 @@ perf_res_init(struct perf_run *r)
 	}
 	if (p->gid_index < 0)
 		p->gid_index = perf_gid_auto(r);
-	if (pv_query_gid(r->ctx, p->ib_port, p->gid_index, &gid) != 0) {
+	/* the model says so in fw_ver (doc/guides/drivers/mlx5.rst) */
+	r->is_model = strstr(r->dev_attr.fw_ver, "device model") != NULL;
+	if (pv_query_gid(r->ctx, p->ib_port, p->gid_index, &r->local.gid) != 0) {
 		fprintf(stderr, "pv-perf: GID index %d: %s\n", p->gid_index, strerror(errno));
 		return -errno;
 	}
@@ -244,6 +243,16 @@ perf_res_init(struct perf_run *r)
 			PERF_DEF_INLINE_WRITE;
 	if ((uint32_t)r->inline_size > r->dev_attr.max_inline_data)
 		r->inline_size = r->dev_attr.max_inline_data;
+	return 0;
+}
+
+/* PD, buffer, MR, CQs and the RC QP of one endpoint on the open device. */
+static int
+perf_res_create(struct perf_run *r)
+{
+	struct perf_params *p = &r->p;
+	struct pv_qp_init_attr qia;
+	int n, ret, sq, cqe;
 
 	r->pd = pv_alloc_pd(r->ctx);
 	if (r->pd == NULL) {
@@ -300,7 +309,6 @@ perf_res_init(struct perf_run *r)
 	r->local.addr = (uintptr_t)r->buf;
 	r->local.len = 2 * r->half;
 	r->local.mtu = r->mtu;
-	r->local.gid = gid;
 	n = r->dev_attr.max_qp_rd_atom > 0 ? r->dev_attr.max_qp_rd_atom : 1;
 	if (p->out_reads > 0 && p->out_reads < n)
 		n = p->out_reads;
@@ -313,6 +321,37 @@ perf_res_init(struct perf_run *r)
 	if (r->tposted == NULL || r->tcompleted == NULL)
 		return -ENOMEM;
 	return 0;
+}
+
+int
+perf_res_init(struct perf_run *r)
+{
+	int ret = perf_res_open(r);
+
+	return ret < 0 ? ret : perf_res_create(r);
+}
+
+/*
+ * Loopback: the server endpoint @p s gets its own PD, buffer, MR, CQs and
+ * QP on the device the client endpoint @p c has open (same context, so
+ * the same lcore owns both QPs).
+ */
+int
+perf_res_peer_init(struct perf_run *s, struct perf_run *c)
+{
+	s->p = c->p;
+	s->is_server = 1;
+	s->fd = -1;
+	s->ctx = c->ctx;
+	s->ctx_borrowed = 1;
+	s->is_model = c->is_model;
+	s->dev_attr = c->dev_attr;
+	s->port_attr = c->port_attr;
+	s->mtu = c->mtu;
+	s->inline_size = c->inline_size;
+	s->tsc_hz = c->tsc_hz;
+	s->local.gid = c->local.gid;
+	return perf_res_create(s);
 }
 
 int
@@ -360,6 +399,11 @@ perf_res_connect(struct perf_run *r)
 			   PV_QP_MIN_RNR_TIMER);
 	if (ret != 0) {
 		fprintf(stderr, "pv-perf: QP to RTR: %s\n", strerror(ret));
+		if (r->p.loopback)
+			fprintf(stderr, "pv-perf: --loopback: %s does not connect two of its own "
+				"QPs to each other (softroce, for one, refuses a path to its own "
+				"IP address); use the mlx5 device model (--model), a ConnectX, "
+				"or a server and a client process\n", r->p.ib_dev);
 		return -ret;
 	}
 
@@ -393,14 +437,14 @@ perf_res_fini(struct perf_run *r)
 	if (r->mr != NULL)
 		pv_dereg_mr(r->mr);
 	if (r->buf != NULL) {
-		if (perf_buf_from_rte)
+		if (r->buf_from_rte)
 			rte_free(r->buf);
 		else
 			free(r->buf);
 	}
 	if (r->pd != NULL)
 		pv_dealloc_pd(r->pd);
-	if (r->ctx != NULL)
+	if (r->ctx != NULL && !r->ctx_borrowed)
 		pv_close_device(r->ctx);
 	free(r->tposted);
 	free(r->tcompleted);

@@ -11,6 +11,7 @@
 #include "pv_app_eal.h"
 
 #define PV_APP_NOHUGE_MEM_MB	"1024"
+#define PV_APP_MODEL_MEM_MB	"512"
 #define PV_APP_MIN_HUGE_KB	(512 * 1024)
 #define PV_APP_SOCKET_WAIT_S	30
 
@@ -66,6 +67,18 @@ pv_app_sock_listening(const char *path)
 	return found;
 }
 
+static void
+pv_app_eal_print(const char *app, char **eal, int n)
+{
+	int i;
+
+	printf("pv-%s: built-in EAL args:", app);
+	for (i = 1; i < n; i++)
+		printf(" %s", eal[i]);
+	printf("\n");
+	fflush(stdout);
+}
+
 int
 pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *prog,
 		   char **eal)
@@ -97,11 +110,7 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 	eal[n++] = vdev;
 	eal[n++] = pvdev;
 	eal[n] = NULL;
-	printf("pv-%s: built-in EAL args:", app);
-	for (i = 1; i < n; i++)
-		printf(" %s", eal[i]);
-	printf("\n");
-	fflush(stdout);
+	pv_app_eal_print(app, eal, n);
 	if (server) {
 		unlink(sock);	/* stale from a killed run */
 	} else {
@@ -115,5 +124,28 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 		 * until its port is started, a moment later */
 		usleep(500000);
 	}
+	return n;
+}
+
+int
+pv_app_eal_model(const char *app, const char *prog, char **eal)
+{
+	static char prefix[64];
+	int one_cpu = sysconf(_SC_NPROCESSORS_ONLN) < 2;
+	int n = 0;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=pv-%s-model-%d", app, (int)getpid());
+	eal[n++] = (char *)prog;
+	eal[n++] = "-l";
+	eal[n++] = one_cpu ? "0" : "0,1";
+	eal[n++] = "--no-huge";
+	eal[n++] = "--no-pci";
+	eal[n++] = "-m";
+	eal[n++] = PV_APP_MODEL_MEM_MB;
+	eal[n++] = prefix;
+	eal[n++] = "--log-level=*:warning";
+	eal[n++] = one_cpu ? "--pv-dev=mlx5_model:lcore=none" : "--pv-dev=mlx5_model";
+	eal[n] = NULL;
+	pv_app_eal_print(app, eal, n);
 	return n;
 }

@@ -29,4 +29,18 @@
 int pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *prog,
 		       char **eal);
 
+/**
+ * Build EAL arguments for a one-process run over the mlx5 device model:
+ * -l 0,1 --no-huge --no-pci -m 512 --file-prefix=pv-<app>-model-<pid>
+ * --log-level=*:warning --pv-dev=mlx5_model, so that the model polls on
+ * lcore 1 beside the application on lcore 0. On a one-CPU machine: -l 0
+ * and --pv-dev=mlx5_model:lcore=none (the model runs from pv_progress()).
+ * Prints the arguments it chose.
+ *
+ * @param eal  Array of PV_APP_EAL_MAX_ARGS + 1 entries, NULL terminated;
+ *             the strings are static (one call per process).
+ * @return Number of arguments in @p eal.
+ */
+int pv_app_eal_model(const char *app, const char *prog, char **eal);
+
 #endif /* PV_APPS_PERF_PV_APP_EAL_H */
