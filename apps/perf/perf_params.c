@@ -53,7 +53,7 @@ perf_usage(FILE *f, const char *prog)
 "  %s TEST [options] [HOST]     built-in EAL args: softroce over net_memif\n"
 "                                 on this machine (see doc/guides/apps/perf.rst)\n"
 "  %s [EAL and --pv-dev args] -- TEST --loopback [options]\n"
-"                               one process, two QPs of one device\n"
+"                                 one process, two QPs of one device\n"
 "  %s TEST --model [options]    loopback over the mlx5 device model, built-in\n"
 "                                 EAL args -l 0,1 --no-huge --no-pci\n"
 "                                 --pv-dev=mlx5_model (--loopback alone: the same)\n"
