@@ -125,12 +125,19 @@ lab_down() {
 pv_eal() {
 	local vdev=${PV_INTEROP_VDEV:-net_af_packet0,iface=IFACE,qdisc_bypass=0}
 	vdev=${vdev//IFACE/$VETH}
+	# af_packet copies a frame into one mbuf: a frame less its 32-byte
+	# TPACKET2 header must fit softroce's 4352-byte data room and hold a
+	# 4096-byte RoCE payload with its headers (4170 bytes). The PMD also
+	# addresses frames as if contiguous, so blocksz must be a multiple of
+	# framesz (framesz=4384 with blocksz=8192 lost every transmitted frame):
+	# 16 frames of 4352 bytes per 17-page block.
 	if [ "$NETMTU" -gt 1500 ]; then
-		case $vdev in net_af_packet*) vdev=$vdev,blocksz=16384,framesz=16384 ;; esac
+		case $vdev in net_af_packet*) vdev=$vdev,blocksz=69632,framesz=4352 ;; esac
 	fi
+	# softroce takes its RoCE MTU from the ethdev MTU, 1500 unless told
 	printf '%s\n' --no-pci --no-huge -m 512 -l 0 "--file-prefix=pv-interop-$$" \
 		--log-level='*:warning' "--vdev=$vdev" \
-		"--pv-dev=softroce:port=${vdev%%,*},ip=$PV_IP$1"
+		"--pv-dev=softroce:port=${vdev%%,*},ip=$PV_IP,mtu=$NETMTU$1"
 }
 
 # wait until something listens on TCP port $1 in the namespace ($2: pid to watch)
