@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,9 +291,27 @@ sroce_pcap_open(struct sroce_dev *dev, const char *path)
 	return 0;
 }
 
+/* the counters of a device at its end (--log-level=pv.drv.softroce:info) */
+static void
+sroce_stats_log(const struct sroce_dev *dev)
+{
+	const struct pv_sroce_stats *s = &dev->stats;
+
+	SROCE_LOG(INFO, "%s: rx %" PRIu64 " tx %" PRIu64 " tx_nombuf %" PRIu64
+		  " drop icrc/hdr/qpn/state/other %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64
+		  "/%" PRIu64 " retransmits %" PRIu64 " timeouts %" PRIu64
+		  " seq_naks tx/rx %" PRIu64 "/%" PRIu64 " rnr_naks tx/rx %" PRIu64 "/%" PRIu64
+		  " dup_reqs %" PRIu64 " acks_tx %" PRIu64,
+		  dev->ibdev.name, s->rx_pkts, s->tx_pkts, s->tx_nombuf, s->rx_drop_icrc,
+		  s->rx_drop_hdr, s->rx_drop_qpn, s->rx_drop_state, s->rx_drop_other,
+		  s->retransmits, s->timeouts, s->seq_naks_tx, s->seq_naks_rx, s->rnr_naks_tx,
+		  s->rnr_naks_rx, s->dup_reqs, s->acks_tx);
+}
+
 static void
 sroce_dev_free(struct sroce_dev *dev)
 {
+	sroce_stats_log(dev);
 	if (dev->port_started) {
 		(void)rte_eth_dev_stop(dev->port_id);
 		dev->port_started = 0;
