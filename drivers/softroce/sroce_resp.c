@@ -323,8 +323,7 @@ sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t 
 				sroce_psn_add(qp->resp.epsn, SROCE_PSN_MASK));
 		return;
 	}
-	for (i = 0; i < RTE_MIN(qp->attr.max_dest_rd_atomic, (uint8_t)SROCE_MAX_RD_ATOMIC);
-	     i++) {
+	for (i = 0; i < (uint32_t)RTE_MIN(qp->attr.max_dest_rd_atomic, SROCE_MAX_RD_ATOMIC); i++) {
 		struct sroce_res *res = &qp->resp.res[i];
 
 		if (res->type == SROCE_RES_FREE ||

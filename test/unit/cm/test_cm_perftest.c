@@ -342,8 +342,9 @@ ut_script_run(void *arg)
 	char mtu[2], mtu_api[2];
 	int done = 0;
 
-	strncpy(ver, s->version, sizeof(ver));
-	strncpy(ver_api, PV_CM_PERFTEST_VERSION, sizeof(ver_api));
+	/* fixed 16-byte fields, NUL padded, not necessarily terminated */
+	memcpy(ver, s->version, strnlen(s->version, sizeof(ver)));
+	memcpy(ver_api, PV_CM_PERFTEST_VERSION, strnlen(PV_CM_PERFTEST_VERSION, sizeof(ver_api)));
 	ut_script_xchg(s, ver, ver_api, 16);
 	if (s->stop_after_version)
 		return NULL;
