@@ -2,10 +2,12 @@
 # Thin wrapper over meson: every target installs what is missing, builds, runs.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
-MESON_OPTS ?=
+CLANG_BUILD ?= build-clang
+# STYLE.md section 11: gcc and clang, warning_level=2, werror
+MESON_OPTS ?= -Dwerror=true
 
-.PHONY: all deps build build-asan demo test test-unit test-asan test-valgrind interop bench-mlx5 install \
-	clean
+.PHONY: all deps build build-asan build-clang demo test test-unit test-asan test-valgrind \
+	interop bench-mlx5 install clean
 
 all: build
 
@@ -25,13 +27,20 @@ $(ASAN_BUILD)/build.ninja:
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 
+$(CLANG_BUILD)/build.ninja:
+	CC=clang meson setup $(CLANG_BUILD) $(MESON_OPTS)
+
+# a second compiler catches what the first lets through; built, not run
+build-clang: deps $(CLANG_BUILD)/build.ninja
+	ninja -C $(CLANG_BUILD)
+
 # the main job: pv-perf over softroce between two processes on this machine
 demo: build
 	usertools/pv-demo.sh $(BUILD)
 
 # the whole test suite: release build, then the ASan+UBSan build, same suites,
 # then the unit suites of the release build under valgrind memcheck
-test: build build-asan
+test: build build-asan build-clang
 	usertools/pv-test.sh --valgrind $(BUILD) $(BUILD) $(ASAN_BUILD)
 
 # the unit suites alone under valgrind memcheck (see test/meson.build)
@@ -48,4 +57,4 @@ install: build
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD)
