@@ -611,8 +611,7 @@ hw_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
 }
 
 static int
-hw_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask,
-	    struct pv_qp_init_attr *init_attr)
+hw_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
 	struct ibv_qp_init_attr ia;
@@ -651,13 +650,6 @@ hw_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask,
 	attr->rnr_retry = a.rnr_retry;
 	attr->alt_port_num = a.alt_port_num;
 	attr->alt_timeout = a.alt_timeout;
-	memset(init_attr, 0, sizeof(*init_attr));
-	init_attr->qp_context = ibqp->qp_context;
-	init_attr->send_cq = ibqp->send_cq;
-	init_attr->recv_cq = ibqp->recv_cq;
-	init_attr->cap = ibqp->cap;
-	init_attr->qp_type = ibqp->qp_type;
-	init_attr->sq_sig_all = ibqp->sq_sig_all;
 	return 0;
 }
 

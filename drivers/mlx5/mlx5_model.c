@@ -691,8 +691,7 @@ mdl_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
 }
 
 static int
-mdl_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_unused,
-	     struct pv_qp_init_attr *init_attr)
+mdl_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_unused)
 {
 	struct pv_mlx5_mdl_qp *mqp = pv_mlx5_qp(ibqp)->mdl;
 
@@ -708,13 +707,6 @@ mdl_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_un
 	attr->path_mtu = PV_MTU_4096;
 	attr->port_num = 1;
 	attr->cap = ibqp->cap;
-	memset(init_attr, 0, sizeof(*init_attr));
-	init_attr->qp_context = ibqp->qp_context;
-	init_attr->send_cq = ibqp->send_cq;
-	init_attr->recv_cq = ibqp->recv_cq;
-	init_attr->cap = ibqp->cap;
-	init_attr->qp_type = ibqp->qp_type;
-	init_attr->sq_sig_all = ibqp->sq_sig_all;
 	return 0;
 }
 

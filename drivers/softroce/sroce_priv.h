@@ -424,8 +424,7 @@ sroce_cq_next(struct sroce_cq *cq)
 /* sroce_qp.c */
 struct pv_qp *pv_sroce_qp_create(struct pv_pd *pd, struct pv_qp_init_attr *attr);
 int pv_sroce_qp_modify(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
-int pv_sroce_qp_query(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
-		      struct pv_qp_init_attr *init_attr);
+int pv_sroce_qp_query(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 int pv_sroce_qp_destroy(struct pv_qp *qp);
 /** Move @p qp to ERR (engine-detected error); queues are flushed by progress. */
 void pv_sroce_qp_error(struct sroce_qp *qp);

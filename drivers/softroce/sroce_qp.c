@@ -529,8 +529,7 @@ pv_sroce_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int mask)
 }
 
 int
-pv_sroce_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_unused,
-		  struct pv_qp_init_attr *init_attr)
+pv_sroce_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_unused)
 {
 	struct sroce_qp *qp = sroce_qp(ibqp);
 
@@ -539,16 +538,6 @@ pv_sroce_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __r
 	attr->cur_qp_state = qp->state;
 	attr->cap = ibqp->cap;
 	attr->sq_draining = 0;
-	if (init_attr != NULL) {
-		memset(init_attr, 0, sizeof(*init_attr));
-		init_attr->qp_context = ibqp->qp_context;
-		init_attr->send_cq = ibqp->send_cq;
-		init_attr->recv_cq = ibqp->recv_cq;
-		init_attr->srq = NULL;
-		init_attr->cap = ibqp->cap;
-		init_attr->qp_type = PV_QPT_RC;
-		init_attr->sq_sig_all = qp->sig_all;
-	}
 	return 0;
 }
 

@@ -86,8 +86,8 @@ struct pv_driver_ops {
 	struct pv_qp *(*create_qp)(struct pv_pd *pd, struct pv_qp_init_attr *attr);
 	/** Called after lib/verbs validated the transition; qp->state is the old state. */
 	int (*modify_qp)(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
-	int (*query_qp)(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
-			struct pv_qp_init_attr *init_attr);
+	/** Fills @p attr; lib/verbs fills the init_attr of pv_query_qp() itself. */
+	int (*query_qp)(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 	int (*destroy_qp)(struct pv_qp *qp);
 	int (*attach_mcast)(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
 	int (*detach_mcast)(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);

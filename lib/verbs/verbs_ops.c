@@ -160,7 +160,7 @@ stub_modify_qp(struct pv_qp *qp __rte_unused, struct pv_qp_attr *attr __rte_unus
 
 static int
 stub_query_qp(struct pv_qp *qp __rte_unused, struct pv_qp_attr *attr __rte_unused,
-	      int attr_mask __rte_unused, struct pv_qp_init_attr *init_attr __rte_unused)
+	      int attr_mask __rte_unused)
 {
 	return EOPNOTSUPP;
 }

@@ -312,12 +312,22 @@ pv_query_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
 
 	if (qp == NULL || attr == NULL || init_attr == NULL)
 		return EINVAL;
-	ret = verbs_ops(qp->context)->query_qp(qp, attr, attr_mask, init_attr);
+	ret = verbs_ops(qp->context)->query_qp(qp, attr, attr_mask);
 	if (ret != 0)
 		return ret;
 	/* the driver knows best (a fatal error may have moved the QP to ERR) */
 	if (attr_mask & PV_QP_STATE)
 		qp->state = attr->qp_state;
+	/* creation attributes are the same for every driver: the public QP holds them */
+	*init_attr = (struct pv_qp_init_attr){
+		.qp_context = qp->qp_context,
+		.send_cq = qp->send_cq,
+		.recv_cq = qp->recv_cq,
+		.srq = qp->srq,
+		.cap = qp->cap,
+		.qp_type = qp->qp_type,
+		.sq_sig_all = qp->sq_sig_all,
+	};
 	return 0;
 }
 
