@@ -24,6 +24,22 @@
 
 #include "perf.h"
 
+/*
+ * --perftest: the conversation of perftest 4.5's ib_* tools instead
+ * (lib/cm pv_cm_perftest_*; the sequence is in pv_cm.h). No parameters
+ * cross: each side runs its own command line, as perftest does. The calls
+ * map onto this file's functions as follows:
+ *   perf_comm_params()          nothing
+ *   perf_comm_exchange()        versions, sys data, MTU, handshakes before RTR
+ *   first perf_comm_sync()      handshakes after RTS (+ start barrier of SEND)
+ *   perf_comm_result_send()     pv_cm_perftest_finish() with our bw report
+ *   perf_comm_result_recv*()    pv_cm_perftest_finish(), the peer's bw report
+ *   later perf_comm_sync()      nothing: finish() closed the conversation
+ */
+static struct pv_cm_perftest perf_pt;
+static int perf_pt_ready;
+static int perf_pt_finished;
+
 #define PERF_PARAMS_MSG_LEN 64
 #define PERF_RESULT_MSG_LEN 80
 #define PERF_PARAMS_MAGIC "PVPF"
@@ -132,6 +148,8 @@ perf_comm_params(struct perf_run *r)
 	uint8_t status = 0;
 	int ret;
 
+	if (p->perftest)
+		return 0;
 	if (!r->is_server) {
 		memset(msg, 0, sizeof(msg));
 		memcpy(msg, PERF_PARAMS_MAGIC, 4);
@@ -197,6 +215,111 @@ perf_comm_params(struct perf_run *r)
 	return 0;
 }
 
+static enum pv_cm_perftest_test
+perf_pt_test(const struct perf_params *p)
+{
+	if (p->kind == PERF_BW)
+		return p->verb == PERF_WRITE ? PV_CM_PERFTEST_WRITE_BW :
+		       p->verb == PERF_READ ? PV_CM_PERFTEST_READ_BW : PV_CM_PERFTEST_SEND_BW;
+	return p->verb == PERF_WRITE ? PV_CM_PERFTEST_WRITE_LAT :
+	       p->verb == PERF_READ ? PV_CM_PERFTEST_READ_LAT : PV_CM_PERFTEST_SEND_LAT;
+}
+
+/*
+ * perftest's peer gives one address, where its RDMA goes and where ours may
+ * go (max(size, page size) bytes: perf_size_set() keeps our slots inside);
+ * ours is our target half for WRITE and SEND, our source half for READ.
+ */
+static int
+perf_comm_exchange_perftest(struct perf_run *r)
+{
+	struct pv_cm_perftest *pt = &perf_pt;
+	int ret;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->fd = r->fd;
+	pt->role = r->is_server ? PV_CM_PERFTEST_SERVER : PV_CM_PERFTEST_CLIENT;
+	pt->test = perf_pt_test(&r->p);
+	pt->use_gid = 1;
+	pt->timeout_ms = -1;
+	pt->progress = perf_progress;
+	pt->progress_arg = r;
+	pt->local.lid = r->local.lid;
+	pt->local.out_reads = r->local.out_reads;
+	pt->local.qpn = r->local.qpn;
+	pt->local.psn = r->local.psn;
+	pt->local.rkey = r->local.rkey;
+	pt->local.vaddr = r->local.addr + (r->p.verb == PERF_READ ? 0 : r->half);
+	memcpy(pt->local.gid, r->local.gid.raw, sizeof(pt->local.gid));
+	ret = pv_cm_perftest_begin(pt, r->mtu);
+	if (ret == 0)
+		ret = pv_cm_perftest_exchange_dest(pt);
+	if (ret < 0) {
+		fprintf(stderr, "pv-perf: perftest exchange: %s\n", strerror(-ret));
+		return ret;
+	}
+	r->remote.qpn = pt->remote.qpn;
+	r->remote.psn = pt->remote.psn;
+	r->remote.rkey = pt->remote.rkey;
+	r->remote.lid = pt->remote.lid;
+	r->remote.out_reads = pt->remote.out_reads > 255 ? 255 : pt->remote.out_reads;
+	r->remote.mtu = (uint8_t)pt->mtu;
+	r->remote.addr = pt->remote.vaddr;
+	r->remote.len = 0;	/* perf_remote_slot(): slots start at vaddr */
+	memcpy(r->remote.gid.raw, pt->remote.gid, sizeof(pt->remote.gid));
+	return 0;
+}
+
+/* perftest reports bandwidth in MiB/s unless told --report_gbits */
+static double
+perf_pt_bw_out(const struct perf_run *r, double v)
+{
+	return r->p.report_gbits ? v * 125000000.0 / 1048576.0 : v;
+}
+
+static double
+perf_pt_bw_in(const struct perf_run *r, double v)
+{
+	return r->p.report_gbits ? v * 1048576.0 / 125000000.0 : v;
+}
+
+static int
+perf_comm_finish_perftest(struct perf_run *r, const struct perf_result *mine,
+			  struct perf_result *theirs, pv_cm_progress_fn fn, void *arg)
+{
+	struct pv_cm_perftest_bw_report out = { 0 }, in = { 0 };
+	int ret;
+
+	if (perf_pt_finished)
+		return 0;
+	if (mine != NULL && mine->kind == PERF_BW) {
+		out.size = mine->size;
+		out.iters = mine->iters;
+		out.bw_peak = perf_pt_bw_out(r, mine->v[0]);
+		out.bw_avg = perf_pt_bw_out(r, mine->v[1]);
+		out.msg_rate = mine->v[2];
+	}
+	perf_pt.progress = fn;
+	perf_pt.progress_arg = arg;
+	ret = pv_cm_perftest_finish(&perf_pt, &out, &in);
+	perf_pt_finished = 1;
+	if (ret < 0) {
+		fprintf(stderr, "pv-perf: perftest end of test: %s\n", strerror(-ret));
+		return ret;
+	}
+	if (theirs != NULL) {
+		memset(theirs, 0, sizeof(*theirs));
+		theirs->kind = r->p.kind;
+		theirs->size = r->size;
+		/* a SEND server gets no report: the peer ran our -n */
+		theirs->iters = in.iters != 0 ? in.iters : r->p.iters;
+		theirs->v[0] = perf_pt_bw_in(r, in.bw_peak);
+		theirs->v[1] = perf_pt_bw_in(r, in.bw_avg);
+		theirs->v[2] = in.msg_rate;
+	}
+	return 0;
+}
+
 /* The one function to replace for perftest 4.5's exchange (KEY_PRINT_FMT). */
 int
 perf_comm_exchange(struct perf_run *r)
@@ -214,6 +337,8 @@ perf_comm_exchange(struct perf_run *r)
 	uint8_t msg[PV_CM_CONN_MSG_LEN];
 	int ret;
 
+	if (r->p.perftest)
+		return perf_comm_exchange_perftest(r);
 	memcpy(out.gid, r->local.gid.raw, sizeof(out.gid));
 	ret = pv_cm_conn_encode(&out, msg);
 	if (ret == 0)
@@ -241,7 +366,18 @@ perf_comm_exchange(struct perf_run *r)
 int
 perf_comm_sync(struct perf_run *r)
 {
-	int ret = pv_cm_oob_barrier(r->fd, perf_progress, r, -1);
+	int ret;
+
+	if (r->p.perftest) {
+		if (perf_pt_ready)
+			return 0;
+		perf_pt_ready = 1;
+		ret = pv_cm_perftest_ready(&perf_pt);
+		if (ret < 0)
+			fprintf(stderr, "pv-perf: perftest start: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = pv_cm_oob_barrier(r->fd, perf_progress, r, -1);
 
 	if (ret < 0)
 		fprintf(stderr, "pv-perf: sync with the peer: %s\n", strerror(-ret));
@@ -255,6 +391,8 @@ perf_comm_result_send(struct perf_run *r, const struct perf_result *res)
 	uint64_t bits;
 	int i, ret;
 
+	if (r->p.perftest)
+		return perf_comm_finish_perftest(r, res, NULL, perf_progress, r);
 	memset(msg, 0, sizeof(msg));
 	perf_put_u64(msg, res->size);
 	perf_put_u64(msg + 8, res->iters);
@@ -283,6 +421,8 @@ perf_comm_result_recv_poll(struct perf_run *r, struct perf_result *res, pv_cm_pr
 	uint64_t bits;
 	int i, ret;
 
+	if (r->p.perftest)
+		return perf_comm_finish_perftest(r, NULL, res, fn, arg);
 	ret = pv_cm_oob_recv_poll(r->fd, msg, sizeof(msg), fn, arg, -1);
 	if (ret < 0) {
 		fprintf(stderr, "pv-perf: waiting for the client's result: %s\n", strerror(-ret));

@@ -83,6 +83,8 @@ perf_usage(FILE *f, const char *prog)
 "      --report_mib          report MiB/sec\n"
 "      --loopback            client and server QP in this process (pollverbs)\n"
 "      --model               --loopback over mlx5_model (no EAL args; pollverbs)\n"
+"      --perftest            talk to perftest's ib_* tools (their TCP exchange;\n"
+"                            one size, no --verify; both sides give the same -s -n)\n"
 "  -h, --help                this text\n",
 		prog, prog, prog, prog, prog, PERF_DEF_TCP_PORT, PERF_DEF_SIZE_BW,
 		PERF_DEF_SIZE_LAT,
@@ -115,6 +117,7 @@ enum {
 	OPT_SIZES,
 	OPT_LOOPBACK,
 	OPT_MODEL,
+	OPT_PERFTEST,
 };
 
 /* "--sizes=4096,65536,1m": a comma list; k, m suffixes (KiB, MiB). */
@@ -174,6 +177,7 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		{ "sizes", required_argument, NULL, OPT_SIZES },
 		{ "loopback", no_argument, NULL, OPT_LOOPBACK },
 		{ "model", no_argument, NULL, OPT_MODEL },
+		{ "perftest", no_argument, NULL, OPT_PERFTEST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -296,6 +300,9 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 			p->model = 1;
 			p->loopback = 1;
 			break;
+		case OPT_PERFTEST:
+			p->perftest = 1;
+			break;
 		case 'h':
 			perf_usage(stdout, "pv-perf");
 			exit(0);
@@ -319,6 +326,12 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 	}
 	if ((p->all_sizes != 0) + (p->size_set != 0) + (p->nb_sizes > 0) > 1) {
 		fprintf(stderr, "pv-perf: use one of -a, -s and --sizes\n");
+		return -EINVAL;
+	}
+	if (p->perftest && (p->loopback || p->verify || p->all_sizes || p->nb_sizes > 1 ||
+			    p->duration_s > 0)) {
+		fprintf(stderr, "pv-perf: --perftest runs one size by iterations, between two "
+			"processes, without --verify\n");
 		return -EINVAL;
 	}
 	if (p->kind == PERF_LAT && p->post_list > 1) {

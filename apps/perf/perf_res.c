@@ -40,6 +40,13 @@ perf_size_set(struct perf_run *r, uint64_t size)
 	r->size = size;
 	r->stride = perf_align(size, PERF_SLOT_ALIGN);
 	r->nslots = perf_slots_for(&r->p, size);
+	/* a perftest peer exposes max(size, its page) bytes at its address */
+	if (r->p.perftest) {
+		uint64_t window = size > 4096 ? size : 4096;
+
+		if ((uint64_t)r->nslots * r->stride > window)
+			r->nslots = window / r->stride > 0 ? (unsigned int)(window / r->stride) : 1;
+	}
 }
 
 uint8_t *
