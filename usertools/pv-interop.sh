@@ -270,7 +270,7 @@ case_perf() {	# case_perf ROLE TEST SIZE ITERS
 		return
 	fi
 	[ "$role" = client ] && peer=$VM_IP
-	local opts="$t --perftest -x 1 -F -s $size -n $iters -m $ROCEMTU"
+	local opts="$t --perftest -x 1 -s $size -n $iters -m $ROCEMTU"
 	local vopts="-d rxe0 -x $GIDX -F -s $size -n $iters -m $ROCEMTU"
 	mapfile -t eal < <(pv_eal "")
 	if [ "$role" = server ]; then
