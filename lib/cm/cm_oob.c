@@ -170,7 +170,8 @@ pv_cm_oob_recv_poll(int fd, void *buf, size_t len, pv_cm_progress_fn fn, void *a
 	int64_t deadline = timeout_ms < 0 ? INT64_MAX : cm_now_ms() + timeout_ms;
 	uint64_t hz = rte_get_tsc_hz();
 	uint64_t period = hz / 1000000 * PV_CM_OOB_POLL_US;
-	uint64_t next_check = 0;
+	uint64_t idle_period = hz / 1000000 * PV_CM_OOB_IDLE_POLL_US;
+	uint64_t next_check = 0, next_idle_check = 0, now;
 	char *p = buf;
 	ssize_t n;
 	int work;
@@ -183,13 +184,17 @@ pv_cm_oob_recv_poll(int fd, void *buf, size_t len, pv_cm_progress_fn fn, void *a
 				return work;
 		}
 		/*
-		 * An idle data path checks the socket every time; a busy one only
-		 * every PV_CM_OOB_POLL_US so its packets are not delayed by a
-		 * system call per progress call.
+		 * A busy data path checks the socket every PV_CM_OOB_POLL_US so
+		 * its packets are not delayed by a system call per progress call;
+		 * an idle one every PV_CM_OOB_IDLE_POLL_US, so a process waiting
+		 * for its peer's packets does not spend its CPU time (which a
+		 * shared core then takes from its data path) in recv().
 		 */
-		if (work > 0 && rte_rdtsc() < next_check)
+		now = rte_rdtsc();
+		if (work > 0 ? now < next_check : now < next_idle_check)
 			continue;
-		next_check = rte_rdtsc() + period;
+		next_check = now + period;
+		next_idle_check = now + idle_period;
 		n = recv(fd, p, len, MSG_DONTWAIT);
 		if (n > 0) {
 			p += n;

@@ -59,7 +59,8 @@ typedef int (*pv_cm_progress_fn)(void *arg);
  * Read exactly @p len bytes from @p fd, calling @p fn(@p arg) between
  * non-blocking reads. The socket is checked at most every
  * PV_CM_OOB_POLL_US microseconds while @p fn reports work, so a busy data
- * path is not slowed by a system call per progress call.
+ * path is not slowed by a system call per progress call, and at most every
+ * PV_CM_OOB_IDLE_POLL_US while it reports none.
  *
  * @param fn          May be NULL: then the read just polls the socket.
  * @param timeout_ms  Give up after this many milliseconds; < 0 waits forever.
@@ -72,6 +73,8 @@ PV_EXPORT int pv_cm_oob_recv_poll(int fd, void *buf, size_t len, pv_cm_progress_
 
 /** Interval between socket checks of pv_cm_oob_recv_poll() while busy. */
 #define PV_CM_OOB_POLL_US 100
+/** Interval between socket checks of pv_cm_oob_recv_poll() while idle. */
+#define PV_CM_OOB_IDLE_POLL_US 10
 
 /**
  * Barrier with the peer: send one token byte, then wait for the peer's
