@@ -15,6 +15,7 @@
 #   PV_DEMO_PORT   TCP port of the address exchange (default 18515)
 #   PV_DEMO_ITERS  iterations of the bandwidth runs (default 5000, as perftest)
 #   PV_DEMO_NO_HUGE=1  do not use or reserve hugepages
+#   PV_DEMO_MTU    softroce Ethernet MTU (default 9000: path MTU 4096; 1500: 1024)
 set -uo pipefail
 
 build=${1:-build}
@@ -102,6 +103,19 @@ elif [ "$(id -u)" = 0 ] && [ -w "$hp_sys" ]; then
 fi
 say "memory: $mem_desc"
 
+# Path MTU 4096: an Ethernet MTU of 9000 on softroce, and memif buffers that
+# hold its largest frame (4352 bytes) in one descriptor (memif's chained
+# descriptors garble mixed frame sizes in DPDK 22.11). PV_DEMO_MTU=1500 runs
+# the memif defaults (path MTU 1024).
+if [ "${PV_DEMO_MTU:-9000}" = 1500 ]; then
+	memif_args=""
+	sroce_args=""
+else
+	memif_args=",bsize=4352"
+	sroce_args=",mtu=${PV_DEMO_MTU:-9000}"
+fi
+say "softroce${sroce_args:- default mtu} memif${memif_args:- default bsize}"
+
 client_lcore=1
 [ "$(nproc)" -lt 2 ] && client_lcore=0
 say "server: lcore 0, net_memif server, 10.99.0.1; client: lcore $client_lcore," \
@@ -115,8 +129,8 @@ run_pair() {
 	clog=$logdir/$name.client
 	rm -f "$sock"
 	"$perf" -l 0 --no-pci --file-prefix=pv-demo-s-$$ "${mem_args[@]}" \
-		--vdev=net_memif0,role=server,socket=$sock,socket-abstract=no \
-		--pv-dev=softroce:port=net_memif0,ip=10.99.0.1 \
+		--vdev=net_memif0,role=server,socket=$sock,socket-abstract=no$memif_args \
+		--pv-dev=softroce:port=net_memif0,ip=10.99.0.1$sroce_args \
 		-- "$@" -p "$port" >"$slog" 2>&1 &
 	spid=$!
 	# the memif client connects once: wait until the server listens
@@ -128,8 +142,8 @@ run_pair() {
 	done
 	timeout 150 "$perf" -l "$client_lcore" --no-pci --file-prefix=pv-demo-c-$$ \
 		"${mem_args[@]}" \
-		--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no \
-		--pv-dev=softroce:port=net_memif0,ip=10.99.0.2 \
+		--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no$memif_args \
+		--pv-dev=softroce:port=net_memif0,ip=10.99.0.2$sroce_args \
 		-- "$@" -p "$port" 127.0.0.1 >"$clog" 2>&1
 	crc=$?
 	for i in $(seq 100); do
