@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
@@ -507,6 +508,20 @@ sroce_tx_enqueue(struct sroce_dev *dev, struct rte_mbuf *m)
 	dev->tx_tail = (dev->tx_tail + 1) & (SROCE_TX_RING - 1);
 }
 
+/*
+ * Payload copies (frame <-> registered memory, KiBs each) use libc's
+ * memcpy: glibc picks its AVX-512 / ERMS variant at run time, whereas
+ * rte_memcpy is inlined for the build's baseline ISA (-march=corei7 from
+ * libdpdk's pkg-config: SSE with palignr shifts for the unaligned payload).
+ * At 64 KiB writes with MTU 4096 the sender spent 43% of its time in the
+ * SSE copy.
+ */
+static inline void
+sroce_payload_copy(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+}
+
 /** Copy @p len bytes from an SGE list at @p cur into @p dst, advancing it. */
 static inline void
 sroce_sge_copy_out(const struct sroce_sge *sge, struct sroce_cursor *cur, uint8_t *dst,
@@ -516,7 +531,7 @@ sroce_sge_copy_out(const struct sroce_sge *sge, struct sroce_cursor *cur, uint8_
 		const struct sroce_sge *s = &sge[cur->i];
 		uint32_t n = RTE_MIN(len, s->length - cur->off);
 
-		rte_memcpy(dst, s->addr + cur->off, n);
+		sroce_payload_copy(dst, s->addr + cur->off, n);
 		dst += n;
 		len -= n;
 		cur->off += n;
@@ -536,7 +551,7 @@ sroce_sge_copy_in(const struct sroce_sge *sge, struct sroce_cursor *cur, const u
 		const struct sroce_sge *s = &sge[cur->i];
 		uint32_t n = RTE_MIN(len, s->length - cur->off);
 
-		rte_memcpy(s->addr + cur->off, src, n);
+		sroce_payload_copy(s->addr + cur->off, src, n);
 		src += n;
 		len -= n;
 		cur->off += n;

@@ -113,7 +113,7 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 		p += SROCE_IMM_LEN;
 	}
 	if (w->inl)
-		rte_memcpy(p, (const uint8_t *)w->sge + off, paylen);
+		sroce_payload_copy(p, (const uint8_t *)w->sge + off, paylen);
 	else
 		sroce_sge_copy_out(w->sge, &qp->req.cur, p, paylen);
 	sroce_frame_send(qp->dev, m);

@@ -189,7 +189,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
 		return;
 	}
-	rte_memcpy(qp->resp.wr_ptr, pkt->frame + pkt->payload_off, len);
+	sroce_payload_copy(qp->resp.wr_ptr, pkt->frame + pkt->payload_off, len);
 	qp->resp.wr_ptr += len;
 	qp->resp.wr_resid -= len;
 	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
@@ -440,7 +440,7 @@ sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
 		p += SROCE_AETH_LEN;
 	}
 	if (paylen != 0)
-		rte_memcpy(p, res->base + res->cur_off, paylen);
+		sroce_payload_copy(p, res->base + res->cur_off, paylen);
 	sroce_frame_send(qp->dev, m);
 	res->cur_off += paylen;
 	res->cur_psn = sroce_psn_add(res->cur_psn, 1);
