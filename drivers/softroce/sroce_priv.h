@@ -66,7 +66,7 @@ extern int pv_sroce_logtype;
 #define SROCE_TX_BUDGET		256	/* frames one QP may queue per pass */
 #define SROCE_WINDOW		512	/* unacknowledged packets per QP */
 #define SROCE_ACK_EVERY		32	/* AckReq at least every N packets */
-#define SROCE_MBUF_CACHE	64
+#define SROCE_MBUF_CACHE	512	/* the maximum: a 256-frame TX pass stays hot */
 #define SROCE_NB_MBUF		8192
 #define SROCE_NB_RXD		1024
 #define SROCE_NB_TXD		1024
