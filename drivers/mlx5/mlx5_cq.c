@@ -99,15 +99,25 @@ mlx5_cqe_req_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter, pv_be32 sop,
 	qp->sq_ci = qp->sq_next[idx];
 }
 
-/* Responder CQE: receive completion of the RQ's oldest WQE. */
+uint64_t
+pv_mlx5_rq_recv_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter __rte_unused)
+{
+	/* an RQ completes in order: every receive CQE is for its oldest WQE */
+	return qp->rq_wrid[qp->rq_tail++ & qp->rq_mask];
+}
+
+/*
+ * Responder CQE: receive completion of the WQE recv_retire names (the RQ's
+ * oldest, or the SRQ WQE of the CQE's wqe_counter). The QP's choice was made
+ * at its creation; the requester fast loop never comes here.
+ */
 static void
 mlx5_cqe_resp(struct pv_mlx5_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	      struct pv_wc *wc)
 {
 	uint32_t flags_rqpn = rte_be_to_cpu_32(cqe->flags_rqpn);
 
-	wc->wr_id = qp->rq_wrid[qp->rq_tail & qp->rq_mask];
-	qp->rq_tail++;
+	wc->wr_id = qp->recv_retire(qp, rte_be_to_cpu_16(cqe->wqe_counter));
 	wc->status = PV_WC_SUCCESS;
 	wc->vendor_err = 0;
 	wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
@@ -151,9 +161,8 @@ mlx5_cqe_err(struct pv_mlx5_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode
 		mlx5_cqe_req_retire(qp, rte_be_to_cpu_16(ecqe->wqe_counter),
 				    ecqe->s_wqe_opcode_qpn, wc);
 	} else {
-		wc->wr_id = qp->rq_wrid[qp->rq_tail & qp->rq_mask];
+		wc->wr_id = qp->recv_retire(qp, rte_be_to_cpu_16(ecqe->wqe_counter));
 		wc->opcode = PV_WC_RECV;
-		qp->rq_tail++;
 	}
 	wc->status = pv_mlx5_syndrome_to_status(ecqe->syndrome);
 	wc->vendor_err = ecqe->vendor_err_synd;

@@ -149,9 +149,10 @@ hw_attr_from_ibv(const struct ibv_device_attr *a, struct pv_device_attr *p)
 	p->max_ah = a->max_ah;
 	p->max_fmr = a->max_fmr;
 	p->max_map_per_fmr = a->max_map_per_fmr;
-	p->max_srq = 0;		/* SRQ not taken over by the data path yet */
-	p->max_srq_wr = 0;
-	p->max_srq_sge = 0;
+	p->max_srq = a->max_srq;
+	/* the data path's SRQ indices are 16 bits, its WQEs hold <= 31 SGEs */
+	p->max_srq_wr = RTE_MIN(a->max_srq_wr, 32767);
+	p->max_srq_sge = RTE_MIN(a->max_srq_sge, 31);
 	p->max_pkeys = a->max_pkeys;
 	p->local_ca_ack_delay = a->local_ca_ack_delay;
 	p->phys_port_cnt = a->phys_port_cnt;
@@ -452,8 +453,8 @@ hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	struct mlx5dv_obj obj;
 	int ret;
 
-	if (attr->qp_type != PV_QPT_RC || attr->srq != NULL) {
-		MLX5_LOG(ERR, "%s: only RC QPs without SRQ are driven", ibpd->context->device->name);
+	if (attr->qp_type != PV_QPT_RC) {
+		MLX5_LOG(ERR, "%s: only RC QPs are driven", ibpd->context->device->name);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -470,6 +471,12 @@ hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	ia.cap.max_send_sge = attr->cap.max_send_sge;
 	ia.cap.max_recv_sge = attr->cap.max_recv_sge;
 	ia.cap.max_inline_data = attr->cap.max_inline_data;
+	if (attr->srq != NULL) {
+		/* receives come from the SRQ: the QP gets no receive queue */
+		ia.srq = pv_mlx5_srq(attr->srq)->ibv;
+		ia.cap.max_recv_wr = 0;
+		ia.cap.max_recv_sge = 0;
+	}
 	ia.qp_type = IBV_QPT_RC;
 	ia.sq_sig_all = attr->sq_sig_all;
 	qp->ibv = ibv_create_qp(pv_mlx5_pd(ibpd)->ibv, &ia);
@@ -518,6 +525,124 @@ err_free:
 	rte_free(qp);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * SRQ: rdma-core creates it and links its WQEs (0 -> ... -> tail, plus a
+ * wait queue for ODP beyond the tail that the data path leaves alone);
+ * mlx5dv_init_obj() hands over buffer, doorbell record, stride, head, tail
+ * and SRQ number.
+ */
+static struct pv_srq *
+hw_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
+	struct ibv_srq_init_attr ia;
+	struct pv_mlx5_srq *srq;
+	struct mlx5dv_srq dv;
+	struct mlx5dv_obj obj;
+	int ret;
+
+	srq = rte_zmalloc("pv_mlx5_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
+	if (srq == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.attr.max_wr = attr->attr.max_wr;
+	ia.attr.max_sge = attr->attr.max_sge;
+	ia.attr.srq_limit = attr->attr.srq_limit;
+	srq->ibv = ibv_create_srq(pv_mlx5_pd(ibpd)->ibv, &ia);
+	if (srq->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "%s: ibv_create_srq(%u wrs, %u sges): %s",
+			 ibpd->context->device->name, attr->attr.max_wr, attr->attr.max_sge,
+			 strerror(ret));
+		goto err_free;
+	}
+	memset(&obj, 0, sizeof(obj));
+	memset(&dv, 0, sizeof(dv));
+	dv.comp_mask = MLX5DV_SRQ_MASK_SRQN;
+	obj.srq.in = srq->ibv;
+	obj.srq.out = &dv;
+	ret = mlx5dv_init_obj(&obj, MLX5DV_OBJ_SRQ);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "%s: mlx5dv_init_obj(srq): %s", ibpd->context->device->name,
+			 strerror(ret));
+		goto err_destroy;
+	}
+	ret = -pv_mlx5_srq_dp_init(srq, &dv);
+	if (ret != 0)
+		goto err_destroy;
+	srq->ctx = ctx;
+	srq->ibsrq.context = ibpd->context;
+	srq->ibsrq.pd = ibpd;
+	/* what the data path can post: the free list less its spare WQE */
+	attr->attr.max_wr = RTE_MIN(ia.attr.max_wr, srq->max_wr);
+	attr->attr.max_sge = RTE_MIN(ia.attr.max_sge, srq->max_sge);
+	return &srq->ibsrq;
+err_destroy:
+	ibv_destroy_srq(srq->ibv);
+err_free:
+	rte_free(srq);
+	errno = ret;
+	return NULL;
+}
+
+static int
+hw_srq_modify(struct pv_srq *ibsrq, struct pv_srq_attr *attr, int attr_mask)
+{
+	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
+	struct ibv_srq_attr a;
+	int ret;
+
+	if (attr_mask & PV_SRQ_MAX_WR) {
+		/* the data path's free list and wr_id table are sized at creation */
+		MLX5_LOG(ERR, "srq 0x%x: resizing is not supported", srq->srqn);
+		return EOPNOTSUPP;
+	}
+	memset(&a, 0, sizeof(a));
+	a.srq_limit = attr->srq_limit;
+	/* pv_srq_attr_mask has the values of ibv_srq_attr_mask */
+	ret = ibv_modify_srq(srq->ibv, &a, attr_mask);
+	if (ret != 0)
+		MLX5_LOG(ERR, "srq 0x%x: ibv_modify_srq(mask 0x%x): %s", srq->srqn, attr_mask,
+			 strerror(ret));
+	return ret;
+}
+
+static int
+hw_srq_query(struct pv_srq *ibsrq, struct pv_srq_attr *attr)
+{
+	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
+	struct ibv_srq_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = ibv_query_srq(srq->ibv, &a);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "srq 0x%x: ibv_query_srq: %s", srq->srqn, strerror(ret));
+		return ret;
+	}
+	attr->max_wr = RTE_MIN(a.max_wr, srq->max_wr);
+	attr->max_sge = RTE_MIN(a.max_sge, srq->max_sge);
+	attr->srq_limit = a.srq_limit;
+	return 0;
+}
+
+static int
+hw_srq_destroy(struct pv_srq *ibsrq)
+{
+	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
+	int ret = ibv_destroy_srq(srq->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "srq 0x%x: ibv_destroy_srq: %s", srq->srqn, strerror(ret));
+		return ret;
+	}
+	pv_mlx5_srq_dp_fini(srq);
+	rte_free(srq);
+	return 0;
 }
 
 static void
@@ -688,11 +813,15 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.dereg_mr = hw_mr_dereg,
 	.create_cq = hw_cq_create,
 	.destroy_cq = hw_cq_destroy,
+	.create_srq = hw_srq_create,
+	.modify_srq = hw_srq_modify,
+	.query_srq = hw_srq_query,
+	.destroy_srq = hw_srq_destroy,
 	.create_qp = hw_qp_create,
 	.modify_qp = hw_qp_modify,
 	.query_qp = hw_qp_query,
 	.destroy_qp = hw_qp_destroy,
-	/* SRQ, AH, resize_cq, multicast, events: EOPNOTSUPP stubs from lib/verbs */
+	/* AH, resize_cq, multicast, events: EOPNOTSUPP stubs from lib/verbs */
 };
 
 PV_DRIVER_REGISTER(mlx5, pv_mlx5_hw_ops);

@@ -40,6 +40,7 @@ static struct pv_mlx5_mdl_dev *mdl_devs[PV_MLX5_MDL_MAX_DEV];
 static int mdl_nb_devs;
 static uint8_t mdl_qp_used[PV_MLX5_MDL_MAX_QP];
 static uint8_t mdl_cq_used[PV_MLX5_MDL_MAX_CQ];
+static uint8_t mdl_srq_used[PV_MLX5_MDL_MAX_SRQ];
 
 /* The engine's lcore: requested (devargs), and running. */
 static int mdl_lcore_req = MDL_LCORE_AUTO;
@@ -226,6 +227,9 @@ mdl_attr_fill(struct pv_mlx5_mdl_dev *dev, struct pv_device_attr *a)
 	a->max_res_rd_atom = 16 * PV_MLX5_MDL_MAX_QP;
 	a->max_qp_init_rd_atom = 16;
 	a->atomic_cap = PV_ATOMIC_HCA;
+	a->max_srq = PV_MLX5_MDL_MAX_SRQ;
+	a->max_srq_wr = PV_MLX5_MDL_MAX_SRQ_WR;
+	a->max_srq_sge = PV_MLX5_MDL_MAX_SGE;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 16;
 	a->phys_port_cnt = 1;
@@ -538,6 +542,151 @@ mdl_cq_destroy(struct pv_cq *ibcq)
 }
 
 /* ------------------------------------------------------------------ */
+/* SRQs                                                                 */
+/* ------------------------------------------------------------------ */
+
+static void
+mdl_srq_free(struct pv_mlx5_mdl_srq *msrq)
+{
+	if (msrq == NULL)
+		return;
+	rte_free(msrq->buf);
+	rte_free((void *)(uintptr_t)msrq->dbrec);
+	rte_free(msrq);
+}
+
+/*
+ * The geometry rdma-core's mlx5 provider gives (without its ODP wait
+ * queue): WQEs of the next segment and max_sge data segments, at least 32
+ * bytes, a power of two; max_wr + 1 of them rounded up to a power of two
+ * (one stays free), linked 0 -> 1 -> ... -> last. The engine starts at WQE 0.
+ */
+static struct pv_srq *
+mdl_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
+	struct pv_mlx5_srq *srq = NULL;
+	struct pv_mlx5_mdl_srq *msrq = NULL;
+	struct mlx5dv_srq dv;
+	uint32_t cnt, stride, i;
+	int slot = -1, ret = ENOMEM;
+
+	if (attr->attr.max_wr > PV_MLX5_MDL_MAX_SRQ_WR ||
+	    attr->attr.max_sge > PV_MLX5_MDL_MAX_SGE) {
+		MLX5_LOG(ERR, "model: srq of %u wrs, %u sges beyond %u, %u", attr->attr.max_wr,
+			 attr->attr.max_sge, PV_MLX5_MDL_MAX_SRQ_WR, PV_MLX5_MDL_MAX_SGE);
+		errno = EINVAL;
+		return NULL;
+	}
+	stride = pv_mlx5_pow2(RTE_MAX(sizeof(struct mlx5_wqe_srq_next_seg) +
+				      attr->attr.max_sge * sizeof(struct mlx5_wqe_data_seg),
+				      32u));
+	cnt = pv_mlx5_pow2(RTE_MAX(attr->attr.max_wr, 1u) + 1);
+	srq = rte_zmalloc("pv_mlx5_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
+	msrq = rte_zmalloc("pv_mlx5_mdl_srq", sizeof(*msrq), RTE_CACHE_LINE_SIZE);
+	if (srq == NULL || msrq == NULL)
+		goto err;
+	msrq->buf = rte_zmalloc("pv_mlx5_srq_buf", (size_t)cnt * stride, 4096);
+	msrq->dbrec = rte_zmalloc("pv_mlx5_srq_dbrec", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
+	if (msrq->buf == NULL || msrq->dbrec == NULL)
+		goto err;
+	for (i = 0; i + 1 < cnt; i++) {
+		struct mlx5_wqe_srq_next_seg *next =
+			(struct mlx5_wqe_srq_next_seg *)(msrq->buf + (size_t)i * stride);
+
+		next->next_wqe_index = rte_cpu_to_be_16((uint16_t)(i + 1));
+	}
+	slot = mdl_slot_take(mdl_srq_used, PV_MLX5_MDL_MAX_SRQ);
+	if (slot < 0) {
+		MLX5_LOG(ERR, "model: all %d SRQs in use", PV_MLX5_MDL_MAX_SRQ);
+		goto err;
+	}
+	msrq->srqn = PV_MLX5_MDL_SRQN_BASE + slot;
+	msrq->dev = ctx->mdl;
+	msrq->pdn = pv_mlx5_pd(ibpd)->pdn;
+	msrq->drv = srq;
+	msrq->wqe_cnt = cnt;
+	msrq->stride = stride;
+
+	memset(&dv, 0, sizeof(dv));
+	dv.buf = msrq->buf;
+	dv.dbrec = (pv_be32 *)(uintptr_t)msrq->dbrec;
+	dv.stride = stride;
+	dv.head = 0;
+	dv.tail = cnt - 1;
+	dv.comp_mask = MLX5DV_SRQ_MASK_SRQN;
+	dv.srqn = msrq->srqn;
+	ret = -pv_mlx5_srq_dp_init(srq, &dv);
+	if (ret != 0)
+		goto err;
+	srq->ctx = ctx;
+	srq->mdl = msrq;
+	srq->ibsrq.context = ibpd->context;
+	srq->ibsrq.pd = ibpd;
+	attr->attr.max_wr = srq->max_wr;
+	attr->attr.max_sge = srq->max_sge;
+	MLX5_LOG(DEBUG, "model: srq 0x%x: %u wqes of %u bytes", msrq->srqn, cnt, stride);
+	return &srq->ibsrq;
+err:
+	if (slot >= 0)
+		mdl_srq_used[slot] = 0;
+	mdl_srq_free(msrq);
+	rte_free(srq);
+	errno = ret;
+	return NULL;
+}
+
+static int
+mdl_srq_modify(struct pv_srq *ibsrq, struct pv_srq_attr *attr, int attr_mask)
+{
+	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
+
+	if (attr_mask & PV_SRQ_MAX_WR) {
+		/* a ConnectX cannot resize an SRQ either (no PV_DEVICE_SRQ_RESIZE) */
+		MLX5_LOG(ERR, "model: srq 0x%x: resizing is not supported", srq->srqn);
+		return EOPNOTSUPP;
+	}
+	if (attr->srq_limit > srq->max_wr)
+		return EINVAL;
+	/* arm: the engine raises the event when fewer WQEs than the limit
+	 * remain posted, then disarms (limit 0) */
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	srq->mdl->limit = attr->srq_limit;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return 0;
+}
+
+static int
+mdl_srq_query(struct pv_srq *ibsrq, struct pv_srq_attr *attr)
+{
+	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
+
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	attr->srq_limit = srq->mdl->limit;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return 0;
+}
+
+static int
+mdl_srq_destroy(struct pv_srq *ibsrq)
+{
+	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
+	struct pv_mlx5_mdl_srq *msrq = srq->mdl;
+
+	/* lib/verbs refused while a QP uses it (EBUSY): the engine cannot
+	 * reach it any more */
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	mdl_srq_used[msrq->srqn - PV_MLX5_MDL_SRQN_BASE] = 0;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	pv_mlx5_srq_dp_fini(srq);
+	mdl_srq_free(msrq);
+	rte_free(srq);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* QPs                                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -564,10 +713,15 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	uint32_t max_bb, sq_cnt, rq_cnt, rq_stride;
 	int slot = -1, ret;
 
-	if (attr->qp_type != PV_QPT_RC || attr->srq != NULL) {
-		MLX5_LOG(ERR, "model: only RC QPs without SRQ are modelled");
+	if (attr->qp_type != PV_QPT_RC) {
+		MLX5_LOG(ERR, "model: only RC QPs are modelled");
 		errno = EOPNOTSUPP;
 		return NULL;
+	}
+	if (attr->srq != NULL) {
+		/* receives come from the SRQ: no receive queue of its own */
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
 	}
 	if (cap->max_send_wr > PV_MLX5_MDL_MAX_QP_WR || cap->max_recv_wr > PV_MLX5_MDL_MAX_QP_WR ||
 	    cap->max_send_sge > PV_MLX5_MDL_MAX_SGE || cap->max_recv_sge > PV_MLX5_MDL_MAX_SGE ||
@@ -580,14 +734,19 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	 * largest WQE, power-of-two rings, receive WQEs of data segments */
 	cap->max_send_wr = RTE_MAX(cap->max_send_wr, 1u);
 	cap->max_send_sge = RTE_MAX(cap->max_send_sge, 1u);
-	cap->max_recv_sge = RTE_MAX(cap->max_recv_sge, 1u);
 	max_bb = (pv_mlx5_qp_max_wqe_size(cap) + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT;
 	sq_cnt = pv_mlx5_pow2(cap->max_send_wr * max_bb);
-	rq_cnt = pv_mlx5_pow2(RTE_MAX(cap->max_recv_wr, 1u));
-	rq_stride = pv_mlx5_pow2(cap->max_recv_sge * sizeof(struct mlx5_wqe_data_seg));
 	cap->max_send_wr = sq_cnt / max_bb;
-	cap->max_recv_wr = rq_cnt;
-	cap->max_recv_sge = rq_stride / sizeof(struct mlx5_wqe_data_seg);
+	if (attr->srq == NULL) {
+		cap->max_recv_sge = RTE_MAX(cap->max_recv_sge, 1u);
+		rq_cnt = pv_mlx5_pow2(RTE_MAX(cap->max_recv_wr, 1u));
+		rq_stride = pv_mlx5_pow2(cap->max_recv_sge * sizeof(struct mlx5_wqe_data_seg));
+		cap->max_recv_wr = rq_cnt;
+		cap->max_recv_sge = rq_stride / sizeof(struct mlx5_wqe_data_seg);
+	} else {
+		rq_cnt = 0;
+		rq_stride = 0;
+	}
 
 	ret = ENOMEM;
 	qp = rte_zmalloc("pv_mlx5_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
@@ -595,10 +754,11 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	if (qp == NULL || mqp == NULL)
 		goto err;
 	mqp->sq_buf = rte_zmalloc("pv_mlx5_sq", sq_cnt * MLX5_SEND_WQE_BB, 4096);
-	mqp->rq_buf = rte_zmalloc("pv_mlx5_rq", rq_cnt * rq_stride, 4096);
+	mqp->rq_buf = rq_cnt == 0 ? NULL : rte_zmalloc("pv_mlx5_rq", rq_cnt * rq_stride, 4096);
 	mqp->dbrec = rte_zmalloc("pv_mlx5_qp_dbrec", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
 	mqp->uar = rte_zmalloc("pv_mlx5_uar", PV_MLX5_MDL_UAR_SIZE, 4096);
-	if (mqp->sq_buf == NULL || mqp->rq_buf == NULL || mqp->dbrec == NULL || mqp->uar == NULL)
+	if (mqp->sq_buf == NULL || (rq_cnt != 0 && mqp->rq_buf == NULL) || mqp->dbrec == NULL ||
+	    mqp->uar == NULL)
 		goto err;
 	slot = mdl_slot_take(mdl_qp_used, PV_MLX5_MDL_MAX_QP);
 	if (slot < 0) {
@@ -614,6 +774,7 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	mqp->rq_stride = rq_stride;
 	mqp->scq = pv_mlx5_cq(attr->send_cq)->mdl;
 	mqp->rcq = pv_mlx5_cq(attr->recv_cq)->mdl;
+	mqp->srq = attr->srq != NULL ? pv_mlx5_srq(attr->srq)->mdl : NULL;
 	mqp->rnr_retry = 7;
 	mqp->retry_cnt = 7;
 
@@ -793,12 +954,16 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.dereg_mr = mdl_mr_dereg,
 	.create_cq = mdl_cq_create,
 	.destroy_cq = mdl_cq_destroy,
+	.create_srq = mdl_srq_create,
+	.modify_srq = mdl_srq_modify,
+	.query_srq = mdl_srq_query,
+	.destroy_srq = mdl_srq_destroy,
 	.create_qp = mdl_qp_create,
 	.modify_qp = mdl_qp_modify,
 	.query_qp = mdl_qp_query,
 	.destroy_qp = mdl_qp_destroy,
 	.progress = mdl_progress,
-	/* SRQ, AH, resize_cq, multicast: EOPNOTSUPP stubs from lib/verbs */
+	/* AH, resize_cq, multicast: EOPNOTSUPP stubs from lib/verbs */
 };
 
 PV_DRIVER_REGISTER(mlx5_model, pv_mlx5_model_ops);

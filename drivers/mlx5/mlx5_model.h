@@ -30,6 +30,9 @@
 #define PV_MLX5_MDL_MAX_CQ	256
 #define PV_MLX5_MDL_MAX_MR	4096
 #define PV_MLX5_MDL_MAX_PD	256
+#define PV_MLX5_MDL_MAX_SRQ	64
+#define PV_MLX5_MDL_SRQN_BASE	0x20
+#define PV_MLX5_MDL_MAX_SRQ_WR	32767	/* WQE indices are 16 bits */
 #define PV_MLX5_MDL_QPN_BASE	0x100
 #define PV_MLX5_MDL_CQN_BASE	0x40
 #define PV_MLX5_MDL_UAR_SIZE	4096
@@ -55,6 +58,8 @@ struct pv_mlx5_mdl_stats {
 	uint64_t cq_events;	/**< completion events raised */
 	uint64_t cq_overruns;	/**< CQEs dropped on a full CQ */
 	uint64_t rnr_naks;	/**< SENDs that found no receive WQE */
+	uint64_t srq_wqes;	/**< receive WQEs consumed from SRQs (in recv_wqes too) */
+	uint64_t srq_limit_events;	/**< SRQ limit events raised */
 };
 
 /** Per-QP doorbell counters. */
@@ -91,6 +96,12 @@ int pv_mlx5_model_qp_stats_get(struct pv_qp *qp, struct pv_mlx5_mdl_qp_stats *st
  */
 int pv_mlx5_model_qp_inject(struct pv_qp *qp, uint8_t syndrome);
 
+/**
+ * WQEs posted to @p srq and not consumed yet. @return their count, or
+ * -EINVAL not a model SRQ.
+ */
+int pv_mlx5_model_srq_outstanding(struct pv_srq *srq);
+
 /** Nonzero when @p ctx is a model device's context. */
 int pv_mlx5_model_is(struct pv_context *ctx);
 
@@ -126,6 +137,27 @@ struct pv_mlx5_mdl_cq {
 	uint32_t overrun;
 };
 
+/**
+ * A model SRQ: the HCA's side of the free list. It consumes posted WQEs
+ * (the doorbell record counts them) by following next_wqe_index from the
+ * WQE it took last, starting at WQE 0 as the data path does.
+ */
+struct pv_mlx5_mdl_srq {
+	uint32_t srqn;
+	struct pv_mlx5_mdl_dev *dev;
+	uint32_t pdn;
+	struct pv_mlx5_srq *drv;	/**< for the limit event */
+	uint8_t *buf;
+	uint32_t wqe_cnt;		/**< power of two */
+	uint32_t stride;
+	volatile pv_be32 *dbrec;
+	/* set by the control path under the engine lock */
+	uint32_t limit;			/**< armed limit; 0: not armed */
+	/* engine state */
+	uint16_t hw_head;		/**< next WQE to consume */
+	uint16_t hw_cnt;		/**< WQEs consumed, free running */
+};
+
 struct pv_mlx5_mdl_qp {
 	uint32_t qpn;
 	struct pv_mlx5_mdl_dev *dev;
@@ -146,6 +178,7 @@ struct pv_mlx5_mdl_qp {
 	uint8_t *uar;
 	struct pv_mlx5_mdl_cq *scq;
 	struct pv_mlx5_mdl_cq *rcq;
+	struct pv_mlx5_mdl_srq *srq;	/**< receives from it; NULL: the RQ */
 	/* engine state */
 	uint16_t sq_hw_ci;		/**< next WQEBB to execute */
 	uint16_t sq_db_pi;		/**< producer index the doorbells announced */

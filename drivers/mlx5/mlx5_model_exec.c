@@ -70,12 +70,13 @@ mdl_qp_find(uint32_t qpn)
 }
 
 /*
- * Memory of key @p key for [addr, addr + len) as seen by @p qp: the key must
- * be live, of the QP's device and PD, grant @p need, and cover the range.
+ * Memory of key @p key for [addr, addr + len) as seen by a queue of @p dev
+ * and PD @p pdn: the key must be live, of that device and PD, grant @p need,
+ * and cover the range.
  */
 static uint8_t *
-mdl_mr_check(const struct pv_mlx5_mdl_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
-	     unsigned int need)
+mdl_mr_check_pd(const struct pv_mlx5_mdl_dev *dev, uint32_t pdn, uint32_t key, uint64_t addr,
+		uint64_t len, unsigned int need)
 {
 	uint32_t i = key >> 8;
 	const struct pv_mlx5_mdl_mr *mr;
@@ -83,12 +84,20 @@ mdl_mr_check(const struct pv_mlx5_mdl_qp *qp, uint32_t key, uint64_t addr, uint6
 	if (i == 0 || i >= PV_MLX5_MDL_MAX_MR)
 		return NULL;
 	mr = &pv_mlx5_mdl.mrs[i];
-	if (__atomic_load_n(&mr->key, __ATOMIC_ACQUIRE) != key || mr->dev != qp->dev ||
-	    mr->pdn != qp->pdn || (mr->access & need) != need)
+	if (__atomic_load_n(&mr->key, __ATOMIC_ACQUIRE) != key || mr->dev != dev ||
+	    mr->pdn != pdn || (mr->access & need) != need)
 		return NULL;
 	if (addr < mr->addr || len > mr->length || addr - mr->addr > mr->length - len)
 		return NULL;
 	return (uint8_t *)(uintptr_t)addr;
+}
+
+/* mdl_mr_check_pd() for the QP's device and PD. */
+static uint8_t *
+mdl_mr_check(const struct pv_mlx5_mdl_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+	     unsigned int need)
+{
+	return mdl_mr_check_pd(qp->dev, qp->pdn, key, addr, len, need);
 }
 
 /* Copy min(dst->total, src->total) bytes between two scatter lists. */
@@ -201,6 +210,8 @@ mdl_resp_fail(struct pv_mlx5_mdl_qp *qp, uint16_t idx, uint8_t syndrome)
 	ecqe.vendor_err_synd = syndrome == MLX5_CQE_SYNDROME_WR_FLUSH_ERR ? 0xf9 : 0x81;
 	ecqe.s_wqe_opcode_qpn = rte_cpu_to_be_32(qp->qpn);
 	ecqe.wqe_counter = rte_cpu_to_be_16(idx);
+	if (qp->srq != NULL)
+		ecqe.srqn = rte_cpu_to_be_32(qp->srq->srqn);
 	mdl_cqe_write(qp->rcq, (const struct mlx5_cqe64 *)&ecqe, MLX5_CQE_RESP_ERR, 0);
 	mdl_qp_error(qp);
 }
@@ -234,16 +245,107 @@ mdl_rq_peek(struct pv_mlx5_mdl_qp *qp)
 	return qp->rq_buf + (qp->rq_hw_ci & (qp->rq_cnt - 1)) * qp->rq_stride;
 }
 
+/*
+ * The receive WQE a responder uses next, from the QP's RQ or from its SRQ:
+ * where its data segments are, how many it may have, whose PD checks their
+ * keys, and the index its CQE reports (wqe_counter).
+ */
+struct mdl_rwqe {
+	const struct mlx5_wqe_data_seg *dseg;
+	uint32_t slots;
+	uint32_t pdn;
+	const struct pv_mlx5_mdl_dev *dev;
+	uint16_t idx;
+};
+
+/* WQEs posted to @p srq and not consumed yet (the record counts posts). */
+static uint16_t
+mdl_srq_outstanding(const struct pv_mlx5_mdl_srq *srq)
+{
+	/* the record is read before the WQEs it covers */
+	uint16_t posted = rte_be_to_cpu_32(__atomic_load_n(srq->dbrec, __ATOMIC_ACQUIRE));
+
+	return posted - srq->hw_cnt;
+}
+
+/* Fill @p r with the next receive WQE of @p qp; -1: none is posted. */
+static int
+mdl_recv_peek(struct pv_mlx5_mdl_qp *qp, struct mdl_rwqe *r)
+{
+	struct pv_mlx5_mdl_srq *srq = qp->srq;
+	uint8_t *wqe;
+
+	if (srq == NULL) {
+		wqe = mdl_rq_peek(qp);
+		if (wqe == NULL)
+			return -1;
+		r->dseg = (const struct mlx5_wqe_data_seg *)wqe;
+		r->slots = qp->rq_stride / sizeof(struct mlx5_wqe_data_seg);
+		r->pdn = qp->pdn;
+		r->dev = qp->dev;
+		r->idx = qp->rq_hw_ci;
+		return 0;
+	}
+	if (mdl_srq_outstanding(srq) == 0)
+		return -1;
+	wqe = srq->buf + (size_t)srq->hw_head * srq->stride;
+	r->dseg = (const struct mlx5_wqe_data_seg *)(wqe + sizeof(struct mlx5_wqe_srq_next_seg));
+	r->slots = (srq->stride - sizeof(struct mlx5_wqe_srq_next_seg)) /
+		   sizeof(struct mlx5_wqe_data_seg);
+	/* receive buffers are checked against the SRQ's PD (IBTA 10.2.9.4) */
+	r->pdn = srq->pdn;
+	r->dev = srq->dev;
+	r->idx = srq->hw_head;
+	return 0;
+}
+
+/* The SRQ's posted WQEs dropped below its armed limit: event, disarm. */
+static void
+mdl_srq_limit_fire(struct pv_mlx5_mdl_srq *srq)
+{
+	struct pv_async_event ev = {
+		.element.srq = &srq->drv->ibsrq,
+		.event_type = PV_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	/* one event per arming (ibv_modify_srq(3)): the application re-arms */
+	srq->limit = 0;
+	pv_mlx5_mdl.st.srq_limit_events++;
+	if (srq->drv->ibsrq.context != NULL)
+		pv_async_event_post(srq->drv->ibsrq.context, &ev);
+}
+
+/* Consume the receive WQE mdl_recv_peek() returned. */
+static void
+mdl_recv_take(struct pv_mlx5_mdl_qp *qp, const struct mdl_rwqe *r)
+{
+	struct pv_mlx5_mdl_srq *srq = qp->srq;
+	const struct mlx5_wqe_srq_next_seg *next;
+
+	pv_mlx5_mdl.st.recv_wqes++;
+	if (srq == NULL) {
+		qp->rq_hw_ci++;
+		return;
+	}
+	/* the HCA's side of the list: follow the link of the WQE it took */
+	next = (const struct mlx5_wqe_srq_next_seg *)(srq->buf + (size_t)r->idx * srq->stride);
+	srq->hw_head = rte_be_to_cpu_16(next->next_wqe_index) & (srq->wqe_cnt - 1);
+	srq->hw_cnt++;
+	pv_mlx5_mdl.st.srq_wqes++;
+	if (srq->limit != 0 && mdl_srq_outstanding(srq) < srq->limit)
+		mdl_srq_limit_fire(srq);
+}
+
 /* Resolve a receive WQE's scatter list; -1: a key is bad. */
 static int
-mdl_rq_sgl(const struct pv_mlx5_mdl_qp *qp, const uint8_t *rwqe, struct mdl_sgl *sgl)
+mdl_rq_sgl(const struct mdl_rwqe *r, struct mdl_sgl *sgl)
 {
-	const struct mlx5_wqe_data_seg *d = (const struct mlx5_wqe_data_seg *)rwqe;
-	uint32_t slots = qp->rq_stride / sizeof(*d), i;
+	const struct mlx5_wqe_data_seg *d = r->dseg;
+	uint32_t i;
 
 	sgl->n = 0;
 	sgl->total = 0;
-	for (i = 0; i < slots; i++) {
+	for (i = 0; i < r->slots; i++) {
 		uint32_t lkey = rte_be_to_cpu_32(d[i].lkey);
 		uint32_t len = rte_be_to_cpu_32(d[i].byte_count);
 		uint64_t addr = rte_be_to_cpu_64(d[i].addr);
@@ -251,7 +353,7 @@ mdl_rq_sgl(const struct pv_mlx5_mdl_qp *qp, const uint8_t *rwqe, struct mdl_sgl 
 
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
-		p = mdl_mr_check(qp, lkey, addr, len, PV_ACCESS_LOCAL_WRITE);
+		p = mdl_mr_check_pd(r->dev, r->pdn, lkey, addr, len, PV_ACCESS_LOCAL_WRITE);
 		if (p == NULL)
 			return -1;
 		sgl->e[sgl->n].ptr = p;
@@ -378,16 +480,16 @@ mdl_exec_send(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struc
 {
 	struct mlx5_cqe64 cqe;
 	struct mdl_sgl rsgl;
-	uint8_t *rwqe = mdl_rq_peek(rqp);
-	uint16_t ridx = rqp->rq_hw_ci;
+	struct mdl_rwqe rw;
+	uint16_t ridx;
 	uint8_t opcode;
 
-	if (rwqe == NULL)
+	if (mdl_recv_peek(rqp, &rw) != 0)
 		return mdl_rnr(qp, w);
 	qp->rnr_tries = 0;
-	rqp->rq_hw_ci++;
-	pv_mlx5_mdl.st.recv_wqes++;
-	if (mdl_rq_sgl(rqp, rwqe, &rsgl) != 0) {
+	ridx = rw.idx;
+	mdl_recv_take(rqp, &rw);
+	if (mdl_rq_sgl(&rw, &rsgl) != 0) {
 		mdl_resp_fail(rqp, ridx, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 		mdl_req_fail(qp, w, MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
 		return MDL_DONE;
@@ -404,6 +506,8 @@ mdl_exec_send(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struc
 	cqe.sop_drop_qpn = rte_cpu_to_be_32(rqp->qpn);
 	cqe.flags_rqpn = rte_cpu_to_be_32(qp->qpn);
 	cqe.wqe_counter = rte_cpu_to_be_16(ridx);
+	if (rqp->srq != NULL)
+		cqe.srqn_uidx = rte_cpu_to_be_32(rqp->srq->srqn);
 	if (w->opcode == MLX5_OPCODE_SEND_IMM) {
 		cqe.imm_inval_pkey = w->imm;
 		opcode = MLX5_CQE_RESP_SEND_IMM;
@@ -440,13 +544,12 @@ mdl_write_last_place(uint8_t *dst, const uint8_t *src, uint32_t len)
 static enum mdl_res
 mdl_exec_write(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struct mdl_wqe *w)
 {
-	uint8_t *rwqe = NULL, *dst = NULL;
-	uint16_t ridx = rqp->rq_hw_ci;
-	int i;
+	struct mdl_rwqe rw;
+	uint8_t *dst = NULL;
+	int i, imm = w->opcode == MLX5_OPCODE_RDMA_WRITE_IMM;
 
-	if (w->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
-		rwqe = mdl_rq_peek(rqp);
-		if (rwqe == NULL)
+	if (imm) {
+		if (mdl_recv_peek(rqp, &rw) != 0)
 			return mdl_rnr(qp, w);
 		qp->rnr_tries = 0;
 	}
@@ -466,17 +569,18 @@ mdl_exec_write(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const stru
 		}
 		mdl_write_last_place(dst, w->sgl.e[i].ptr, w->sgl.e[i].len);
 	}
-	if (rwqe != NULL) {
+	if (imm) {
 		struct mlx5_cqe64 cqe;
 
-		rqp->rq_hw_ci++;
-		pv_mlx5_mdl.st.recv_wqes++;
+		mdl_recv_take(rqp, &rw);
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.byte_cnt = rte_cpu_to_be_32(w->sgl.total);
 		cqe.imm_inval_pkey = w->imm;
 		cqe.sop_drop_qpn = rte_cpu_to_be_32(rqp->qpn);
 		cqe.flags_rqpn = rte_cpu_to_be_32(qp->qpn);
-		cqe.wqe_counter = rte_cpu_to_be_16(ridx);
+		cqe.wqe_counter = rte_cpu_to_be_16(rw.idx);
+		if (rqp->srq != NULL)
+			cqe.srqn_uidx = rte_cpu_to_be_32(rqp->srq->srqn);
 		mdl_cqe_write(rqp->rcq, &cqe, MLX5_CQE_RESP_WR_IMM,
 			      !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED));
 	}
@@ -693,7 +797,10 @@ mdl_qp_db_poll(struct pv_mlx5_mdl_qp *qp)
 	return work;
 }
 
-/* A QP in error flushes every receive WQE posted to it. */
+/*
+ * A QP in error flushes every receive WQE posted to it; an SRQ's WQEs are
+ * not the QP's and stay for the other QPs (its RQ is empty: rq_cnt 0).
+ */
 static int
 mdl_qp_rq_flush(struct pv_mlx5_mdl_qp *qp)
 {
@@ -798,4 +905,17 @@ pv_mlx5_model_stats_get(struct pv_mlx5_mdl_stats *st)
 	rte_spinlock_lock(&pv_mlx5_mdl.lock);
 	*st = pv_mlx5_mdl.st;
 	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+}
+
+int
+pv_mlx5_model_srq_outstanding(struct pv_srq *ibsrq)
+{
+	int n;
+
+	if (ibsrq == NULL || !pv_mlx5_model_is(ibsrq->context))
+		return -EINVAL;
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	n = mdl_srq_outstanding(pv_mlx5_srq(ibsrq)->mdl);
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return n;
 }

@@ -40,6 +40,7 @@ static_assert(sizeof(struct mlx5_wqe_atomic_seg) == 16, "atomic seg");
 static_assert(sizeof(struct mlx5_wqe_inl_data_seg) == 4, "inline seg");
 static_assert(sizeof(struct mlx5_cqe64) == 64, "cqe64");
 static_assert(sizeof(struct mlx5_err_cqe) == 64, "err cqe");
+static_assert(sizeof(struct mlx5_wqe_srq_next_seg) == 16, "srq next seg");
 
 /* Doorbell record words of a CQ (PRM: set_ci, arm). */
 #define PV_MLX5_CQ_SET_CI	0
@@ -60,6 +61,7 @@ struct pv_mlx5_qp;
 struct pv_mlx5_mdl_dev;
 struct pv_mlx5_mdl_qp;
 struct pv_mlx5_mdl_cq;
+struct pv_mlx5_mdl_srq;
 
 /* QPN -> QP for the CQ poller: two levels of 4096 entries (24-bit QPNs). */
 #define PV_MLX5_QPT_SHIFT	12
@@ -108,6 +110,37 @@ struct pv_mlx5_cq {
 	struct pv_mlx5_mdl_cq *mdl;		/**< model */
 };
 
+/**
+ * Data-path view of an SRQ: WQEs of a next segment (struct
+ * mlx5_wqe_srq_next_seg) and data segments, linked through next_wqe_index
+ * into a list of free WQEs. Posting takes WQEs from its head, a completion
+ * puts the WQE the CQE names back at its tail; the tail WQE is never posted,
+ * so the list is never empty and the hardware, which follows next_wqe_index
+ * from the WQE it consumed last, never reads a link being rewritten.
+ */
+struct pv_mlx5_srq {
+	struct pv_srq ibsrq;			/**< public part, first */
+	/* hot: post_srq_recv and the receive completion */
+	uint8_t *buf;				/**< WQE 0 */
+	uint64_t *wrid;				/**< wr_id of the WQE at each index */
+	volatile pv_be32 *dbrec;		/**< WQEs posted, low 16 bits */
+	uint32_t head;				/**< next free WQE to post into */
+	uint32_t tail;				/**< last free WQE: never posted */
+	uint32_t stride_shift;			/**< log2 of the WQE size */
+	uint32_t max_sge;			/**< data segments per WQE */
+	uint16_t counter;			/**< WQEs posted, free running */
+	/* cold */
+	uint32_t srqn;
+	uint32_t wqe_cnt;			/**< WQEs in the free list: tail + 1 */
+	uint32_t max_wr;			/**< granted: wqe_cnt - 1 */
+	struct pv_mlx5_context *ctx;
+	struct ibv_srq *ibv;			/**< HW */
+	struct pv_mlx5_mdl_srq *mdl;		/**< model */
+};
+
+/** wr_id of the receive WQE a responder CQE names, retired (RQ or SRQ). */
+typedef uint64_t (*pv_mlx5_recv_retire_fn)(struct pv_mlx5_qp *qp, uint16_t wqe_counter);
+
 /** Data-path view of an RC QP. */
 struct pv_mlx5_qp {
 	struct pv_qp ibqp;			/**< public part, first */
@@ -143,6 +176,9 @@ struct pv_mlx5_qp {
 	uint32_t max_recv_sge;
 	uint64_t *rq_wrid;
 	volatile pv_be32 *rq_dbrec;
+	/** RQ (oldest WQE) or SRQ (the CQE's index), chosen at creation */
+	pv_mlx5_recv_retire_fn recv_retire;
+	struct pv_mlx5_srq *srq;		/**< NULL: receives from the RQ */
 	/* cold */
 	uint32_t qpn;
 	uint32_t sq_cnt;			/**< WQEBBs */
@@ -186,6 +222,12 @@ pv_mlx5_qp(struct pv_qp *qp)
 	return container_of(qp, struct pv_mlx5_qp, ibqp);
 }
 
+static inline struct pv_mlx5_srq *
+pv_mlx5_srq(struct pv_srq *srq)
+{
+	return container_of(srq, struct pv_mlx5_srq, ibsrq);
+}
+
 /* ---- mlx5_qp.c: send/receive data path ---- */
 
 /** WQE bytes a QP with @p cap needs at most (ctrl + raddr + payload). */
@@ -203,6 +245,21 @@ void pv_mlx5_qp_dp_fini(struct pv_mlx5_qp *qp);
 /** Forget every posted WQE (transition to RESET). */
 void pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp);
 
+/* ---- mlx5_srq.c: shared receive queue data path ---- */
+
+/**
+ * Take over the queue of a created SRQ from @p dv: a free list of
+ * dv->tail + 1 WQEs of dv->stride bytes linked from dv->head (0) to
+ * dv->tail, as rdma-core and the model lay it out (a power of two); as many
+ * data segments per WQE as its stride holds. Sets fp_post_srq_recv.
+ * @return 0 or -errno (-EINVAL bad geometry, -ENOMEM).
+ */
+int pv_mlx5_srq_dp_init(struct pv_mlx5_srq *srq, const struct mlx5dv_srq *dv);
+/** Free what pv_mlx5_srq_dp_init() allocated. */
+void pv_mlx5_srq_dp_fini(struct pv_mlx5_srq *srq);
+/** recv_retire of a QP attached to an SRQ. */
+uint64_t pv_mlx5_srq_recv_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter);
+
 /* ---- mlx5_cq.c: completion data path ---- */
 
 int pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv);
@@ -212,6 +269,8 @@ extern const uint8_t pv_mlx5_wc_opcode[256];
 extern struct pv_mlx5_qp pv_mlx5_qp_none;
 /** Map the CQE syndrome of an error CQE to a work completion status. */
 enum pv_wc_status pv_mlx5_syndrome_to_status(uint8_t syndrome);
+/** recv_retire of a QP with its own receive queue. */
+uint64_t pv_mlx5_rq_recv_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter);
 /** Advance the arm sequence number after an event was delivered. */
 void pv_mlx5_cq_event_ack(struct pv_mlx5_cq *cq);
 

@@ -602,6 +602,8 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->rq_slots = dv->rq.wqe_cnt ? dv->rq.stride / sizeof(struct mlx5_wqe_data_seg) : 0;
 	qp->max_recv_sge = attr->cap.max_recv_sge;
 	qp->rq_dbrec = &dv->dbrec[MLX5_RCV_DBR];
+	qp->srq = attr->srq != NULL ? pv_mlx5_srq(attr->srq) : NULL;
+	qp->recv_retire = qp->srq != NULL ? pv_mlx5_srq_recv_retire : pv_mlx5_rq_recv_retire;
 	pv_mlx5_qp_dp_reset(qp);
 
 	qp->ibqp.qp_num = qpn;
