@@ -142,8 +142,8 @@ pv_eal() {
 
 # wait until something listens on TCP port $1 in the namespace ($2: pid to watch)
 ns_wait_listen() {
-	local i
-	for i in $(seq 1 300); do
+	local _
+	for _ in $(seq 1 300); do
 		ip netns exec "$NS" ss -ltnH "sport = :$1" 2>/dev/null | grep -q . && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.2
