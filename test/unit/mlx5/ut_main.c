@@ -89,7 +89,8 @@ main(void)
 	}
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
-	if (ut_suite_mlx5_qp() || ut_suite_mlx5_cq() || (!ut_hw && ut_suite_mlx5_model())) {
+	if (ut_suite_mlx5_qp() || ut_suite_mlx5_cq() || ut_suite_mlx5_srq() ||
+	    (!ut_hw && ut_suite_mlx5_model())) {
 		CU_cleanup_registry();
 		return 1;
 	}

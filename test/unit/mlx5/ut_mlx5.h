@@ -44,5 +44,6 @@ void ut_fill(void *buf, size_t len, uint32_t seed);
 int ut_suite_mlx5_qp(void);
 int ut_suite_mlx5_cq(void);
 int ut_suite_mlx5_model(void);
+int ut_suite_mlx5_srq(void);
 
 #endif /* PV_TEST_UNIT_MLX5_UT_MLX5_H */
