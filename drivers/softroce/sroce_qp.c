@@ -303,13 +303,26 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	return &qp->ibqp;
 }
 
-/* UDP source port of a QP: 0xc000 | a 14-bit hash of the QPN (as rxe does) */
+/*
+ * UDP source port of a QP, derived as Linux does for RoCEv2 (rxe and the
+ * RoCE NIC drivers): from the AV's 20-bit flow label, or when it is 0 from a
+ * label computed from both QPNs (product, xor-folded to 20 bits); the label's
+ * top 6 bits are xored into its low 14, above 0xc000. Same QPNs, same port:
+ * captured rxe frames and ours then differ in no header byte but the IPv4 ID.
+ */
 static uint16_t
-sroce_qp_sport(uint32_t qpn)
+sroce_qp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 {
-	uint32_t h = qpn * 0x9e3779b1u;
+	uint32_t fl = flow_label & 0xfffff;
 
-	return 0xc000 | (h >> 18);
+	if (fl == 0) {
+		uint64_t v = (uint64_t)lqpn * rqpn;
+
+		v ^= v >> 20;
+		v ^= v >> 40;
+		fl = (uint32_t)v & 0xfffff;
+	}
+	return 0xc000 | ((fl & 0x3fff) ^ (fl >> 14));
 }
 
 static void
@@ -320,7 +333,8 @@ sroce_qp_hdr_build(struct sroce_qp *qp, const struct rte_ether_addr *dmac, uint3
 	uint8_t *ip = h + SROCE_ETH_HLEN;
 	uint8_t *udp = ip + SROCE_IPV4_HLEN;
 	struct sroce_bth *bth = (struct sroce_bth *)(udp + SROCE_UDP_HLEN);
-	uint16_t sport = sroce_qp_sport(qp->ibqp.qp_num);
+	uint16_t sport = sroce_qp_sport(qp->attr.ah_attr.grh.flow_label, qp->ibqp.qp_num,
+					qp->dqpn);
 	uint32_t sum = 0;
 	int i;
 

@@ -675,8 +675,6 @@ rp_compare(struct rp_run *r, const struct rp_frame *e, int idx, struct rp_out *g
 
 		if (i == 18 || i == 19 || i == 24 || i == 25)
 			continue;	/* IPv4 identification and checksum */
-		if (i == 34 || i == 35)
-			continue;	/* UDP sport: softroce hashes its own QPN only */
 		if (i == 50 && (a ^ b) == 0x80) {
 			/* AckReq: an extra one is allowed on FIRST/MIDDLE packets */
 			uint16_t fl = pv_sroce_opcode_info[ep->opcode].flags;
