@@ -365,3 +365,14 @@ pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv)
 	cq->ibcq.fp_req_notify_cq = mlx5_req_notify_cq;
 	return 0;
 }
+
+void
+pv_mlx5_cq_dp_rebuf(struct pv_mlx5_cq *cq, uint8_t *buf, uint32_t cqe_cnt)
+{
+	cq->buf = buf + (1u << cq->cqe_shift) - sizeof(struct mlx5_cqe64);
+	cq->ci = 0;
+	cq->cqe_cnt = cqe_cnt;
+	cq->log_cnt = rte_log2_u32(cqe_cnt);
+	cq->dbrec[PV_MLX5_CQ_SET_CI] = 0;
+	cq->ibcq.cqe = cqe_cnt - 1;
+}

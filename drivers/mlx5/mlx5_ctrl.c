@@ -821,7 +821,11 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.modify_qp = hw_qp_modify,
 	.query_qp = hw_qp_query,
 	.destroy_qp = hw_qp_destroy,
-	/* AH, resize_cq, multicast, events: EOPNOTSUPP stubs from lib/verbs */
+	/*
+	 * AH, multicast, events: EOPNOTSUPP stubs from lib/verbs. resize_cq
+	 * too: rdma-core's ibv_resize_cq copies the unpolled CQEs from its own
+	 * consumer index, which the mlx5dv data path never advances.
+	 */
 };
 
 PV_DRIVER_REGISTER(mlx5, pv_mlx5_hw_ops);

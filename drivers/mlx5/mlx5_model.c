@@ -525,6 +525,63 @@ err:
 	return NULL;
 }
 
+/*
+ * Resize: with the engine stopped (fabric lock), copy the CQEs written and
+ * not polled yet, oldest first, to the start of a new buffer with the
+ * owner bit of its first pass, and restart both sides there: the engine
+ * writes at their count, the data path polls from 0. (A ConnectX marks the
+ * switch with a RESIZE_CQ CQE in the old buffer and rdma-core copies; the
+ * result is the same.)
+ */
+static int
+mdl_cq_resize(struct pv_cq *ibcq, int cqe)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	struct pv_mlx5_mdl_cq *mcq = cq->mdl;
+	uint32_t cnt = pv_mlx5_pow2(cqe + 1), held, i;
+	struct mlx5_cqe64 *nbuf, *obuf;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	held = mcq->pi - cq->ci;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	if (held > (uint32_t)cqe) {
+		MLX5_LOG(ERR, "model: cq 0x%x: %u cqes held, more than %d", mcq->cqn, held, cqe);
+		return EINVAL;
+	}
+	if (cnt == mcq->cqe_cnt)
+		return 0;
+	nbuf = rte_zmalloc("pv_mlx5_cq_buf", cnt * sizeof(*nbuf), 4096);
+	if (nbuf == NULL) {
+		MLX5_LOG(ERR, "model: cq 0x%x: no memory for %u cqes", mcq->cqn, cnt);
+		return ENOMEM;
+	}
+	for (i = 0; i < cnt; i++)
+		nbuf[i].op_own = MLX5_CQE_INVALID << 4;
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	/* the engine (on its lcore) may have written more meanwhile */
+	held = mcq->pi - cq->ci;
+	if (held > (uint32_t)cqe) {
+		rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+		MLX5_LOG(ERR, "model: cq 0x%x: %u cqes held, more than %d", mcq->cqn, held, cqe);
+		rte_free(nbuf);
+		return EINVAL;
+	}
+	obuf = (struct mlx5_cqe64 *)mcq->buf;
+	for (i = 0; i < held; i++) {
+		nbuf[i] = obuf[(cq->ci + i) & (mcq->cqe_cnt - 1)];
+		nbuf[i].op_own &= ~MLX5_CQE_OWNER_MASK;
+	}
+	mcq->buf = (uint8_t *)nbuf;
+	mcq->cqe_cnt = cnt;
+	mcq->log_cnt = rte_log2_u32(cnt);
+	mcq->pi = held;
+	mcq->overrun = 0;
+	pv_mlx5_cq_dp_rebuf(cq, (uint8_t *)nbuf, cnt);
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	rte_free(obuf);
+	return 0;
+}
+
 static int
 mdl_cq_destroy(struct pv_cq *ibcq)
 {
@@ -953,6 +1010,7 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.reg_mr = mdl_mr_reg,
 	.dereg_mr = mdl_mr_dereg,
 	.create_cq = mdl_cq_create,
+	.resize_cq = mdl_cq_resize,
 	.destroy_cq = mdl_cq_destroy,
 	.create_srq = mdl_srq_create,
 	.modify_srq = mdl_srq_modify,
@@ -963,7 +1021,7 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.query_qp = mdl_qp_query,
 	.destroy_qp = mdl_qp_destroy,
 	.progress = mdl_progress,
-	/* AH, resize_cq, multicast: EOPNOTSUPP stubs from lib/verbs */
+	/* AH, multicast: EOPNOTSUPP stubs from lib/verbs */
 };
 
 PV_DRIVER_REGISTER(mlx5_model, pv_mlx5_model_ops);

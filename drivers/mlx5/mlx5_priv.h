@@ -263,6 +263,13 @@ uint64_t pv_mlx5_srq_recv_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter);
 /* ---- mlx5_cq.c: completion data path ---- */
 
 int pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv);
+/**
+ * Move a CQ's data path to a new buffer of @p cqe_cnt entries (resize): the
+ * CQEs not polled yet were copied to its entries 0.. in pass 0, so polling
+ * restarts at consumer index 0. Caller: the CQ's owner, with the device
+ * stopped from writing CQEs.
+ */
+void pv_mlx5_cq_dp_rebuf(struct pv_mlx5_cq *cq, uint8_t *buf, uint32_t cqe_cnt);
 /** enum pv_wc_opcode of a requester CQE, by the MLX5_OPCODE_* it reports. */
 extern const uint8_t pv_mlx5_wc_opcode[256];
 /** The CQ's last_qp before its first CQE: a QP no CQE names. */

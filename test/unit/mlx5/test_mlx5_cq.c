@@ -455,6 +455,101 @@ test_cq_events(void)
 	ut_mr_free(mr);
 }
 
+/* Post @p n signalled 8-byte inline WRITEs on p->a, wr_id first.. (no step). */
+static void
+ut_writes(struct ut_pair *p, struct pv_mr *mr, uint32_t first, uint32_t n)
+{
+	struct pv_send_wr wr, *bad;
+	struct pv_sge sge;
+	uint32_t i;
+
+	sge.addr = (uintptr_t)mr->addr;
+	sge.length = 8;
+	sge.lkey = mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = PV_WR_RDMA_WRITE;
+	wr.send_flags = PV_SEND_SIGNALED | PV_SEND_INLINE;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)mr->addr + 64;
+	wr.wr.rdma.rkey = mr->rkey;
+	for (i = 0; i < n; i++) {
+		wr.wr_id = first + i;
+		CU_ASSERT_EQUAL(pv_post_send(p->a, &wr, &bad), 0);
+	}
+}
+
+/* @p n completions with wr_ids first.., in order. */
+static void
+ut_reap_writes(struct ut_pair *p, uint32_t first, uint32_t n)
+{
+	struct pv_wc wc[64];
+	uint32_t i;
+
+	CU_ASSERT_EQUAL_FATAL(ut_poll(p->cq_a, (int)n, wc), (int)n);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(wc[i].status, PV_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc[i].wr_id, first + i);
+	}
+}
+
+/*
+ * resize_cq keeps the CQEs not polled yet, in order, also when they wrap
+ * the old ring; the new size is used at once; a size below what is held
+ * is EINVAL. (Hardware: EOPNOTSUPP, rdma-core's resize needs its own
+ * consumer index.)
+ */
+static void
+test_cq_resize(void)
+{
+	struct pv_mr *mr = ut_mr(4096);
+	struct pv_qp_cap cap = ut_cap;
+	struct pv_wc wc;
+	struct ut_pair p;
+
+	CU_ASSERT_FATAL(mr != NULL);
+	cap.max_send_wr = 64;
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &cap, 7, 0, 0), 0);
+	CU_ASSERT_EQUAL(p.cq_a->cqe, 7);
+	if (ut_hw) {
+		CU_ASSERT_EQUAL(pv_resize_cq(p.cq_a, 100), EOPNOTSUPP);
+		goto out;
+	}
+	CU_ASSERT_EQUAL(pv_resize_cq(p.cq_a, 0), EINVAL);
+	CU_ASSERT_EQUAL(pv_resize_cq(NULL, 10), EINVAL);
+	/* 6 polled, then 5 held across the old ring's end (6, 7, 0, 1, 2) */
+	ut_writes(&p, mr, 0, 6);
+	ut_reap_writes(&p, 0, 6);
+	ut_writes(&p, mr, 100, 5);
+	pv_mlx5_model_drain();
+	CU_ASSERT_EQUAL(pv_resize_cq(p.cq_a, 4), EINVAL);
+	CU_ASSERT_EQUAL(pv_resize_cq(p.cq_a, 100), 0);
+	CU_ASSERT_EQUAL(p.cq_a->cqe, 127);
+	/* more CQEs than the old size held, behind the 5 kept */
+	ut_writes(&p, mr, 105, 40);
+	pv_mlx5_model_drain();
+	ut_reap_writes(&p, 100, 45);
+	/* around the new ring twice */
+	ut_writes(&p, mr, 200, 60);
+	ut_reap_writes(&p, 200, 60);
+	ut_writes(&p, mr, 300, 60);
+	ut_reap_writes(&p, 300, 60);
+	ut_writes(&p, mr, 400, 60);
+	ut_reap_writes(&p, 400, 60);
+	/* shrink with 3 held */
+	ut_writes(&p, mr, 500, 3);
+	pv_mlx5_model_drain();
+	CU_ASSERT_EQUAL(pv_resize_cq(p.cq_a, 3), 0);
+	CU_ASSERT_EQUAL(p.cq_a->cqe, 3);
+	ut_reap_writes(&p, 500, 3);
+	CU_ASSERT_EQUAL(pv_poll_cq(p.cq_a, 1, &wc), 0);
+	ut_writes(&p, mr, 600, 3);
+	ut_reap_writes(&p, 600, 3);
+out:
+	ut_pair_destroy(&p);
+	ut_mr_free(mr);
+}
+
 int
 ut_suite_mlx5_cq(void)
 {
@@ -463,7 +558,8 @@ ut_suite_mlx5_cq(void)
 	if (s == NULL)
 		return -1;
 	if (CU_add_test(s, "sq, rq and cq wraparound", test_wraparound) == NULL ||
-	    CU_add_test(s, "syndrome -> status table", test_syndrome_table) == NULL)
+	    CU_add_test(s, "syndrome -> status table", test_syndrome_table) == NULL ||
+	    CU_add_test(s, "resize_cq keeps unpolled cqes", test_cq_resize) == NULL)
 		return -1;
 	/* error injection and completion channels: the model only */
 	if (!ut_hw && (CU_add_test(s, "every error syndrome", test_error_syndromes) == NULL ||
