@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include <rte_common.h>
+
 #include <CUnit/Basic.h>
 
 #include "pv_cm.h"
@@ -344,7 +346,8 @@ ut_script_run(void *arg)
 
 	/* fixed 16-byte fields, NUL padded, not necessarily terminated */
 	memcpy(ver, s->version, strnlen(s->version, sizeof(ver)));
-	memcpy(ver_api, PV_CM_PERFTEST_VERSION, strnlen(PV_CM_PERFTEST_VERSION, sizeof(ver_api)));
+	RTE_BUILD_BUG_ON(sizeof(PV_CM_PERFTEST_VERSION) > sizeof(ver_api));
+	memcpy(ver_api, PV_CM_PERFTEST_VERSION, sizeof(PV_CM_PERFTEST_VERSION) - 1);
 	ut_script_xchg(s, ver, ver_api, 16);
 	if (s->stop_after_version)
 		return NULL;
