@@ -19,6 +19,7 @@
  * | pv_rtc_loop_stop, pv_rtc_msg_send      | any thread                       |
  * | pv_rtc_ctrl_call (wait = 0)            | any thread                       |
  * | pv_rtc_ctrl_call (wait != 0)           | any thread but the control thread|
+ * | pv_rtc_ctrl_timer_start, _kick, _stop  | any thread                       |
  * | pv_rtc_devargs, pv_rtc_is_ctrl_thread  | any thread                       |
  *
  * "EAL lcore" means a thread with an lcore id: the main lcore, a worker
@@ -216,6 +217,41 @@ PV_EXPORT int pv_rtc_msg_send(unsigned int lcore_id, pv_rtc_msg_fn fn, void *arg
  * Thread: any.
  */
 PV_EXPORT int pv_rtc_ctrl_call(pv_rtc_msg_fn fn, void *arg, int wait);
+
+struct pv_rtc_ctrl_timer;
+
+/**
+ * Run @p fn(@p arg) on the control-plane thread every @p period_us
+ * microseconds (CLOCK_MONOTONIC): first one period after this call, then one
+ * period after each run returned (no catch-up after a stall). Timers share
+ * the thread with pv_rtc_ctrl_call() tasks, which go first; a timer is for
+ * short periodic checks (link polling, draining an fd), so @p fn should not
+ * block for long. Allocates the timer (malloc).
+ * @return The timer, valid until pv_rtc_ctrl_timer_stop(); NULL with errno:
+ *         EINVAL NULL @p fn or @p period_us 0, ENOMEM, ESHUTDOWN pv_init()
+ *         not done or pv_cleanup() started (timers stop running then).
+ * Ownership: @p arg is passed as is and must stay valid until the timer is
+ *            stopped. Thread: any.
+ */
+PV_EXPORT struct pv_rtc_ctrl_timer *pv_rtc_ctrl_timer_start(pv_rtc_msg_fn fn, void *arg,
+							     uint64_t period_us);
+
+/**
+ * Make @p timer due now: its function runs as soon as the control thread is
+ * free (after the queued tasks), then the period starts again. For an event
+ * source that only signals "look now" (an interrupt callback).
+ * @return 0, -EINVAL NULL @p timer. Thread: any, until the timer is stopped.
+ */
+PV_EXPORT int pv_rtc_ctrl_timer_kick(struct pv_rtc_ctrl_timer *timer);
+
+/**
+ * Stop @p timer and free it. When this returns its function is not running
+ * and will not run again: from another thread it waits for a run in
+ * progress; from the control thread (inside the timer's own function too) it
+ * returns at once. Works after pv_cleanup() as well.
+ * @return 0, -EINVAL NULL @p timer. Thread: any.
+ */
+PV_EXPORT int pv_rtc_ctrl_timer_stop(struct pv_rtc_ctrl_timer *timer);
 
 /** Nonzero when the calling thread is the control-plane thread. Thread: any. */
 PV_EXPORT int pv_rtc_is_ctrl_thread(void);
