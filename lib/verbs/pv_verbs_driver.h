@@ -147,6 +147,31 @@ pv_device_ops(const struct pv_device *device)
 int pv_async_event_post(struct pv_context *context, const struct pv_async_event *event);
 
 /**
+ * Queue @p event on every open context of @p device: port and device events
+ * (PV_EVENT_PORT_ACTIVE, PV_EVENT_PORT_ERR, PV_EVENT_DEVICE_FATAL ...), which
+ * concern every context, as ibv_get_async_event(3) delivers them. Contexts
+ * still inside pv_open_device() or already in pv_close_device() are skipped,
+ * so an event source that runs beside them (a control-thread timer) needs no
+ * synchronisation with open and close. Takes a mutex: not for the data path.
+ * @return number of contexts the event was queued on (>= 0; a full queue is
+ *         counted as in pv_async_event_post()), -EINVAL NULL argument.
+ * Thread: any.
+ */
+int pv_device_async_event_post(struct pv_device *device, const struct pv_async_event *event);
+
+/**
+ * pv_async_event_post() for an event source that runs beside
+ * pv_open_device() / pv_close_device() of @p context (a control-thread
+ * timer started by open_device and stopped by close_device): queues only if
+ * @p context is open, i.e. pv_open_device() returned it and
+ * pv_close_device() has not started. @p context is only compared, never
+ * dereferenced, unless open. Takes a mutex: not for the data path.
+ * @return 0, -ENODEV not open (dropped), -ENOSPC queue full, -EINVAL NULL
+ *         argument. Thread: any.
+ */
+int pv_context_async_event_post(struct pv_context *context, const struct pv_async_event *event);
+
+/**
  * Raise a completion event for an armed CQ: called by the driver, from the
  * CQ owner's thread, when a completion matching the arming arrives. Clears
  * cq->armed and wakes pv_get_cq_event() on the CQ's channel.

@@ -7,12 +7,19 @@
  * eventfd (context->async_fd, semaphore mode) counting them, so that
  * pv_get_async_event() can block in read() or fail with EAGAIN when the
  * application made the fd non-blocking, exactly like ibv_get_async_event().
+ *
+ * Events about an object (QP, CQ, SRQ) are posted while the object exists,
+ * so its context is open. Port and device events come from the control
+ * thread, which runs beside open and close: those go through the list of
+ * open contexts below, so they never reach a half-opened or closing one.
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/queue.h>
 
 #include <rte_errno.h>
 #include <rte_pause.h>
@@ -22,6 +29,62 @@
 #include "verbs_priv.h"
 
 static uint32_t verbs_async_seq;
+
+/* contexts whose async queue works, from the end of open to the start of close */
+static pthread_mutex_t verbs_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static TAILQ_HEAD(, pv_context_priv) verbs_open_list = TAILQ_HEAD_INITIALIZER(verbs_open_list);
+
+void
+pv_verbs_async_open(struct pv_context *ctx)
+{
+	ctx->priv->ctx = ctx;
+	pthread_mutex_lock(&verbs_open_lock);
+	TAILQ_INSERT_TAIL(&verbs_open_list, ctx->priv, open_next);
+	pthread_mutex_unlock(&verbs_open_lock);
+}
+
+void
+pv_verbs_async_close(struct pv_context *ctx)
+{
+	pthread_mutex_lock(&verbs_open_lock);
+	TAILQ_REMOVE(&verbs_open_list, ctx->priv, open_next);
+	pthread_mutex_unlock(&verbs_open_lock);
+}
+
+int
+pv_device_async_event_post(struct pv_device *device, const struct pv_async_event *event)
+{
+	struct pv_context_priv *priv;
+	int n = 0;
+
+	if (device == NULL || event == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&verbs_open_lock);
+	TAILQ_FOREACH(priv, &verbs_open_list, open_next)
+		if (priv->ctx->device == device && pv_async_event_post(priv->ctx, event) == 0)
+			n++;
+	pthread_mutex_unlock(&verbs_open_lock);
+	return n;
+}
+
+int
+pv_context_async_event_post(struct pv_context *context, const struct pv_async_event *event)
+{
+	struct pv_context_priv *priv;
+	int ret = -ENODEV;
+
+	if (context == NULL || event == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&verbs_open_lock);
+	/* compare pointers only: @p context may be half-opened or closing */
+	TAILQ_FOREACH(priv, &verbs_open_list, open_next)
+		if (priv->ctx == context) {
+			ret = pv_async_event_post(context, event);
+			break;
+		}
+	pthread_mutex_unlock(&verbs_open_lock);
+	return ret;
+}
 
 int
 pv_verbs_async_init(struct pv_context *ctx)

@@ -244,6 +244,7 @@ pv_open_device(struct pv_device *device)
 	ret = -pv_verbs_async_init(ctx);
 	if (ret != 0)
 		goto err_close;
+	pv_verbs_async_open(ctx);
 	return ctx;
 
 err_close:
@@ -270,7 +271,9 @@ pv_close_device(struct pv_context *context)
 	}
 	ops = verbs_ops(context);
 	priv = context->priv;
-	/* the async queue goes first: close_device frees the context */
+	/* event sources beside close (the control thread) stop posting here;
+	 * the async queue goes before close_device, which frees the context */
+	pv_verbs_async_close(context);
 	pv_verbs_async_fini(context);
 	pthread_mutex_destroy(&context->mutex);
 	ret = ops->close_device(context);
@@ -279,6 +282,8 @@ pv_close_device(struct pv_context *context)
 		pthread_mutex_init(&context->mutex, NULL);
 		if (pv_verbs_async_init(context) != 0)
 			VERBS_LOG(ERR, "device %s: async queue lost", context->device->name);
+		else
+			pv_verbs_async_open(context);
 		return ret;
 	}
 	free(priv);

@@ -33,6 +33,9 @@ struct pv_context_priv {
 	uint32_t next_handle;		/**< handle of the next object (atomic) */
 	struct rte_ring *async_ring;	/**< MP/MC ring of struct pv_async_event */
 	uint64_t async_dropped;		/**< events lost to a full ring (atomic) */
+	/** on the list of open contexts (verbs_async.c), under its lock */
+	TAILQ_ENTRY(pv_context_priv) open_next;
+	struct pv_context *ctx;		/**< the context this state belongs to */
 };
 
 /** Driver ops of the device behind @p ctx. */
@@ -109,6 +112,19 @@ int pv_verbs_async_init(struct pv_context *ctx);
 
 /** Free the context's async event queue. */
 void pv_verbs_async_fini(struct pv_context *ctx);
+
+/**
+ * Put @p ctx on the list of open contexts that pv_device_async_event_post()
+ * and pv_context_async_event_post() deliver to: at the end of open, once its
+ * async queue works.
+ */
+void pv_verbs_async_open(struct pv_context *ctx);
+
+/**
+ * Take @p ctx off that list: at the start of close, before its queue goes.
+ * When this returns no post to @p ctx through those two calls is in progress.
+ */
+void pv_verbs_async_close(struct pv_context *ctx);
 
 /** Remove queued completion events of @p cq from its channel (CQ destroy). */
 void pv_verbs_cq_events_purge(struct pv_cq *cq);

@@ -180,6 +180,94 @@ test_async_blocking(void)
 	pv_ack_async_event(&w.ev);
 }
 
+/* wait up to a second for one event on @p ctx (non-blocking fd) */
+static int
+ut_async_get(struct pv_context *ctx, struct pv_async_event *ev)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (pv_get_async_event(ctx, ev) == 0)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static void
+ut_nonblock(struct pv_context *ctx)
+{
+	int fd = ctx->async_fd;
+
+	CU_ASSERT_EQUAL(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+}
+
+/* Port events reach every open context of the device, and only those. */
+static void
+test_async_device_post(void)
+{
+	struct pv_context *c2 = ut_fake_open("ut_fake1");
+	struct pv_context *other = ut_fake_open("ut_fake0");
+	struct pv_async_event ev, got;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+	ut_nonblock(ut_ctx);
+	ut_nonblock(c2);
+	ut_nonblock(other);
+	memset(&ev, 0, sizeof(ev));
+	ev.event_type = PV_EVENT_PORT_ACTIVE;
+	ev.element.port_num = 1;
+	CU_ASSERT_EQUAL(pv_device_async_event_post(ut_ctx->device, &ev), 2);
+	CU_ASSERT_EQUAL(pv_get_async_event(ut_ctx, &got), 0);
+	CU_ASSERT_EQUAL(got.event_type, PV_EVENT_PORT_ACTIVE);
+	CU_ASSERT_EQUAL(got.element.port_num, 1);
+	pv_ack_async_event(&got);
+	CU_ASSERT_EQUAL(pv_get_async_event(c2, &got), 0);
+	CU_ASSERT_EQUAL(got.event_type, PV_EVENT_PORT_ACTIVE);
+	pv_ack_async_event(&got);
+	ut_expect_empty(ut_ctx);
+	ut_expect_empty(c2);
+	ut_expect_empty(other);
+	/* a closed context is no longer on the list */
+	CU_ASSERT_EQUAL(pv_close_device(c2), 0);
+	ev.event_type = PV_EVENT_PORT_ERR;
+	CU_ASSERT_EQUAL(pv_device_async_event_post(ut_ctx->device, &ev), 1);
+	CU_ASSERT_EQUAL(pv_get_async_event(ut_ctx, &got), 0);
+	CU_ASSERT_EQUAL(got.event_type, PV_EVENT_PORT_ERR);
+	pv_ack_async_event(&got);
+	ut_expect_empty(other);
+	CU_ASSERT_EQUAL(pv_device_async_event_post(NULL, &ev), -EINVAL);
+	CU_ASSERT_EQUAL(pv_device_async_event_post(ut_ctx->device, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(pv_close_device(other), 0);
+	CU_ASSERT_EQUAL(fcntl(ut_ctx->async_fd, F_SETFL,
+			      fcntl(ut_ctx->async_fd, F_GETFL) & ~O_NONBLOCK), 0);
+}
+
+/* Posting to a context that is not (or no longer) open drops the event. */
+static void
+test_async_context_post(void)
+{
+	struct pv_context *c2 = ut_fake_open("ut_fake1");
+	struct pv_async_event ev, got;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c2);
+	ut_nonblock(c2);
+	memset(&ev, 0, sizeof(ev));
+	ev.event_type = PV_EVENT_DEVICE_FATAL;
+	CU_ASSERT_EQUAL(pv_context_async_event_post(c2, &ev), 0);
+	CU_ASSERT_EQUAL(ut_async_get(c2, &got), 0);
+	CU_ASSERT_EQUAL(got.event_type, PV_EVENT_DEVICE_FATAL);
+	pv_ack_async_event(&got);
+	ut_expect_empty(c2);
+	CU_ASSERT_EQUAL(pv_context_async_event_post(NULL, &ev), -EINVAL);
+	CU_ASSERT_EQUAL(pv_context_async_event_post(c2, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(pv_close_device(c2), 0);
+	/* only compared, never dereferenced: fine after the free (ASan) */
+	CU_ASSERT_EQUAL(pv_context_async_event_post(c2, &ev), -ENODEV);
+	CU_ASSERT_EQUAL(pv_context_async_event_post((struct pv_context *)&ev, &ev), -ENODEV);
+}
+
 int
 ut_suite_verbs_async(void)
 {
@@ -188,7 +276,9 @@ ut_suite_verbs_async(void)
 	if (s == NULL ||
 	    CU_add_test(s, "post/get/ack, non-blocking", test_async_nonblocking) == NULL ||
 	    CU_add_test(s, "queue full", test_async_full) == NULL ||
-	    CU_add_test(s, "blocking get", test_async_blocking) == NULL)
+	    CU_add_test(s, "blocking get", test_async_blocking) == NULL ||
+	    CU_add_test(s, "device post", test_async_device_post) == NULL ||
+	    CU_add_test(s, "context post", test_async_context_post) == NULL)
 		return -1;
 	return 0;
 }
