@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,14 @@ RTE_LOG_REGISTER_DEFAULT(pv_sroce_logtype, NOTICE);
 
 static struct sroce_dev *sroce_devs[SROCE_MAX_DEVS];
 static int sroce_nb_devs;
+
+/* link check period of the control-thread timer: polling for ports without
+ * LSC interrupts (memif, ring, af_packet ...); a safety net for the others */
+#define SROCE_LINK_POLL_US	100000
+#define SROCE_LINK_LSC_POLL_US	1000000
+
+/* serialises open/close: dev->nb_ctx and the link monitor's start and stop */
+static pthread_mutex_t sroce_open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct sroce_devargs {
 	char port[RTE_ETH_NAME_MAX_LEN];
@@ -185,6 +194,11 @@ sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
 		return ret;
 	}
 	memset(&conf, 0, sizeof(conf));
+	/* link changes by interrupt where the PMD has them (real NICs) */
+	if (info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0) {
+		conf.intr_conf.lsc = 1;
+		dev->lsc_intr = 1;
+	}
 	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
 	if (ret != 0) {
 		SROCE_LOG(ERR, "port %s: configure: %s", dev->port_name, rte_strerror(-ret));
@@ -308,10 +322,110 @@ sroce_stats_log(const struct sroce_dev *dev)
 		  s->rnr_naks_rx, s->dup_reqs, s->acks_tx);
 }
 
+/* ---- link monitor: PV_EVENT_PORT_ACTIVE / PV_EVENT_PORT_ERR ---- */
+
+static uint8_t
+sroce_link_read(const struct sroce_dev *dev)
+{
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
+		return 0;
+	return link.link_status == RTE_ETH_LINK_UP;
+}
+
+/*
+ * Control-thread timer: on a link change, update what query_port reports,
+ * then tell every open context of the device (IBTA 11.6.3.2: port active /
+ * port error are unaffiliated events, port_num 1).
+ */
+static void
+sroce_link_check(void *arg)
+{
+	struct sroce_dev *dev = arg;
+	struct pv_async_event ev;
+	uint8_t up = sroce_link_read(dev);
+	int n;
+
+	if (up == __atomic_load_n(&dev->link_up, __ATOMIC_RELAXED))
+		return;
+	/* published first: an application woken by the event sees the new state */
+	__atomic_store_n(&dev->link_up, up, __ATOMIC_RELEASE);
+	memset(&ev, 0, sizeof(ev));
+	ev.element.port_num = 1;
+	ev.event_type = up ? PV_EVENT_PORT_ACTIVE : PV_EVENT_PORT_ERR;
+	n = pv_device_async_event_post(&dev->ibdev, &ev);
+	SROCE_LOG(INFO, "%s: port %s link %s, %s posted to %d context(s)", dev->ibdev.name,
+		  dev->port_name, up ? "up" : "down", pv_event_type_str(ev.event_type), n);
+}
+
+/* EAL interrupt thread: the check itself runs on the control thread */
+static int
+sroce_link_lsc_cb(uint16_t port_id, enum rte_eth_event_type type, void *arg, void *ret_param)
+{
+	struct sroce_dev *dev = arg;
+
+	RTE_SET_USED(port_id);
+	RTE_SET_USED(type);
+	RTE_SET_USED(ret_param);
+	(void)pv_rtc_ctrl_timer_kick(dev->link_timer);
+	return 0;
+}
+
+/* First context opened: read the link, then watch it. Under the open lock. */
+static int
+sroce_link_monitor_start(struct sroce_dev *dev)
+{
+	int ret;
+
+	__atomic_store_n(&dev->link_up, sroce_link_read(dev), __ATOMIC_RELEASE);
+	dev->link_timer = pv_rtc_ctrl_timer_start(sroce_link_check, dev, dev->lsc_intr ?
+						  SROCE_LINK_LSC_POLL_US : SROCE_LINK_POLL_US);
+	if (dev->link_timer == NULL) {
+		ret = -errno;
+		SROCE_LOG(ERR, "%s: link monitor: %s", dev->ibdev.name, rte_strerror(-ret));
+		return ret;
+	}
+	/* the timer exists before the callback can kick it */
+	if (dev->lsc_intr) {
+		ret = rte_eth_dev_callback_register(dev->port_id, RTE_ETH_EVENT_INTR_LSC,
+						    sroce_link_lsc_cb, dev);
+		if (ret == 0)
+			dev->lsc_cb = 1;
+		else
+			SROCE_LOG(WARNING, "%s: no LSC callback (%s): polling every %u ms",
+				  dev->ibdev.name, rte_strerror(-ret), SROCE_LINK_LSC_POLL_US / 1000);
+	}
+	return 0;
+}
+
+/* Last context closed (or device removed): stop watching. Under the open lock. */
+static void
+sroce_link_monitor_stop(struct sroce_dev *dev)
+{
+	int ret;
+
+	if (dev->lsc_cb) {
+		/* -EAGAIN: the callback is running; it returns soon */
+		while ((ret = rte_eth_dev_callback_unregister(dev->port_id,
+							      RTE_ETH_EVENT_INTR_LSC,
+							      sroce_link_lsc_cb, dev)) == -EAGAIN)
+			rte_delay_us_sleep(100);
+		dev->lsc_cb = 0;
+	}
+	if (dev->link_timer != NULL) {
+		(void)pv_rtc_ctrl_timer_stop(dev->link_timer);
+		dev->link_timer = NULL;
+	}
+}
+
 static void
 sroce_dev_free(struct sroce_dev *dev)
 {
 	sroce_stats_log(dev);
+	/* contexts left open at pv_cleanup() */
+	sroce_link_monitor_stop(dev);
 	if (dev->port_started) {
 		(void)rte_eth_dev_stop(dev->port_id);
 		dev->port_started = 0;
@@ -464,12 +578,25 @@ sroce_open_device(struct pv_device *device)
 {
 	struct sroce_ctx *ctx;
 
+	struct sroce_dev *dev = device->driver_data;
+	int ret;
+
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ctx->dev = device->driver_data;
+	pthread_mutex_lock(&sroce_open_lock);
+	ret = dev->nb_ctx == 0 ? sroce_link_monitor_start(dev) : 0;
+	if (ret == 0)
+		dev->nb_ctx++;
+	pthread_mutex_unlock(&sroce_open_lock);
+	if (ret != 0) {
+		free(ctx);
+		errno = -ret;
+		return NULL;
+	}
+	ctx->dev = dev;
 	ctx->ibctx.device = device;
 	ctx->ibctx.cmd_fd = -1;
 	ctx->ibctx.async_fd = -1;
@@ -480,6 +607,12 @@ sroce_open_device(struct pv_device *device)
 static int
 sroce_close_device(struct pv_context *context)
 {
+	struct sroce_dev *dev = sroce_dev_of(context);
+
+	pthread_mutex_lock(&sroce_open_lock);
+	if (--dev->nb_ctx == 0)
+		sroce_link_monitor_stop(dev);
+	pthread_mutex_unlock(&sroce_open_lock);
 	free(sroce_ctx(context));
 	return 0;
 }
@@ -527,14 +660,18 @@ sroce_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_at
 {
 	struct sroce_dev *dev = sroce_dev_of(context);
 	struct rte_eth_link link;
+	uint8_t up;
 
 	if (port_num != 1)
 		return EINVAL;
 	memset(attr, 0, sizeof(*attr));
 	memset(&link, 0, sizeof(link));
 	(void)rte_eth_link_get_nowait(dev->port_id, &link);
-	attr->state = link.link_status ? PV_PORT_ACTIVE : PV_PORT_DOWN;
-	attr->phys_state = link.link_status ? 5 : 3;	/* LinkUp : Disabled */
+	/* the state the link monitor last saw, so that it agrees with the
+	 * PORT_ACTIVE / PORT_ERR events (at most a poll period behind) */
+	up = __atomic_load_n(&dev->link_up, __ATOMIC_ACQUIRE);
+	attr->state = up ? PV_PORT_ACTIVE : PV_PORT_DOWN;
+	attr->phys_state = up ? 5 : 3;	/* LinkUp : Disabled */
 	attr->max_mtu = PV_MTU_4096;
 	attr->active_mtu = dev->active_mtu;
 	attr->gid_tbl_len = SROCE_GID_TBL_LEN;

@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_pcapng.h>
 
+#include "pv_rtc.h"
 #include "pv_verbs.h"
 #include "pv_verbs_driver.h"
 
@@ -131,6 +132,12 @@ struct sroce_dev {
 	int own_pool;
 	int index;
 	char port_name[RTE_ETH_NAME_MAX_LEN];
+	/* link monitor on the control thread while a context is open (sroce_dev.c) */
+	struct pv_rtc_ctrl_timer *link_timer;
+	uint32_t nb_ctx;		/* open contexts, under the open lock */
+	uint8_t link_up;		/* link state last seen; query_port reports it (atomic) */
+	uint8_t lsc_intr;		/* the PMD raises LSC interrupts: configured on */
+	uint8_t lsc_cb;			/* LSC callback registered */
 };
 
 struct sroce_ctx {
@@ -316,6 +323,7 @@ struct sroce_qp {
 		uint8_t res_head;	/* next resource to fill */
 		uint8_t res_tx;		/* next resource with responses to send */
 		uint8_t res_active;	/* resources with responses to send */
+		uint8_t comm_est;	/* COMM_EST raised (RTR saw its first request) */
 		struct sroce_res res[SROCE_MAX_RD_ATOMIC];
 	} resp;
 
