@@ -44,6 +44,13 @@ struct pv_sroce_stats {
 	uint64_t err_naks_rx;
 	uint64_t dup_reqs;		/**< duplicate requests received (re-ACKed or replayed) */
 	uint64_t acks_tx;
+	/**
+	 * UC request packets dropped by the responder: after a PSN gap or an
+	 * opcode out of sequence until the next FIRST/ONLY, and the packets of
+	 * a message with no receive WQE, no CQ space, a failed rkey check or a
+	 * wrong length (IBTA 9.8.3: a UC responder drops silently).
+	 */
+	uint64_t uc_drops;
 };
 
 /**

@@ -204,7 +204,7 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 			dev->stats.rx_drop_hdr++;
 		return;
 	}
-	if (unlikely(pkt.dip != dev->ip_host || SROCE_OP_TRANSPORT(pkt.opcode) != SROCE_OP_RC)) {
+	if (unlikely(pkt.dip != dev->ip_host)) {
 		dev->stats.rx_drop_other++;
 		return;
 	}
@@ -212,6 +212,11 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 	if (unlikely(qp == NULL || !qp->in_list)) {
 		dev->stats.rx_drop_qpn++;
 		SROCE_DP_LOG(DEBUG, "%s: no qp 0x%x", dev->ibdev.name, pkt.dqpn);
+		return;
+	}
+	/* RC opcodes for RC QPs, UC ones for UC QPs (UD: no QP accepts them) */
+	if (unlikely(SROCE_OP_TRANSPORT(pkt.opcode) != qp->transport)) {
+		dev->stats.rx_drop_other++;
 		return;
 	}
 	if (unlikely(sroce_rx_faulty(dev))) {
@@ -223,7 +228,7 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 	flags = pv_sroce_opcode_info[pkt.opcode].flags;
 	while (times-- > 0) {
 		if (flags & SROCE_OPF_REQ)
-			pv_sroce_resp_rx(qp, &pkt);
+			qp->fp_resp_rx(qp, &pkt);
 		else
 			pv_sroce_comp_rx(qp, &pkt);
 	}
@@ -270,7 +275,7 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 		if (unlikely(qp->comp.stalled))
 			work += pv_sroce_comp_drain(qp);
 		if (qp->req.idx != qp->sq_pi)
-			work += pv_sroce_req_tx(qp);
+			work += qp->fp_req_tx(qp);
 	}
 	if (dev->tx_head != dev->tx_tail)
 		pv_sroce_tx_flush(dev);

@@ -12,10 +12,14 @@
  *   sroce_mr.c     PD, MR, lkey/rkey table and remote access checks
  *   sroce_cq.c     CQ ring, poll_cq, req_notify_cq
  *   sroce_qp.c     QP create/modify/query/destroy, post_send/post_recv, flush
- *   sroce_req.c    requester (segmentation, TX of WQEs) and completer (ACK,
- *                  NAK, READ/atomic responses, retransmit and RNR timers)
+ *   sroce_srq.c    shared receive queues: create/modify/query/destroy,
+ *                  post_srq_recv, the limit event
+ *   sroce_req.c    requester (segmentation, TX of WQEs; UC completes on
+ *                  transmission) and RC completer (ACK, NAK, READ/atomic
+ *                  responses, retransmit and RNR timers)
  *   sroce_resp.c   responder (placement, rkey checks, ACK/NAK, READ and
- *                  atomic responses)
+ *                  atomic responses; receive WQEs from the RQ or an SRQ;
+ *                  the UC responder)
  *   sroce_net.c    progress loop: RX burst, dispatch, TX burst, pcapng capture
  */
 
@@ -57,6 +61,8 @@ extern int pv_sroce_logtype;
 #define SROCE_MAX_INLINE	256
 #define SROCE_MAX_CQ		256
 #define SROCE_MAX_CQE		65536
+#define SROCE_MAX_SRQ		256
+#define SROCE_MAX_SRQ_WR	16384
 #define SROCE_MAX_RD_ATOMIC	16
 #define SROCE_MAX_MSG		0x80000000u
 #define SROCE_GID_TBL_LEN	2	/* 0: fe80::EUI-64, 1: ::ffff:a.b.c.d (as rxe) */
@@ -110,6 +116,7 @@ struct sroce_dev {
 	uint32_t mr_next;		/* next index to try */
 	uint32_t nb_mr;
 	uint32_t nb_cq;
+	uint32_t nb_srq;
 	uint32_t next_pd;
 	struct pv_sroce_stats stats;
 	struct pv_sroce_fault fault;
@@ -207,6 +214,24 @@ struct sroce_rwqe {
 	struct sroce_sge sge[];
 };
 
+/**
+ * A shared receive queue: a ring of receive WQEs consumed in order by the
+ * responders of every QP attached to it. Like everything on a device it is
+ * driven by the device's one thread: no lock.
+ */
+struct sroce_srq {
+	struct pv_srq ibsrq;		/* must be first */
+	struct sroce_dev *dev;
+	struct sroce_pd *pd;
+	uint8_t *rq;
+	uint32_t stride;
+	uint32_t mask;			/* ring entries - 1 */
+	uint32_t pi;			/* posted (free running) */
+	uint32_t ci;			/* taken by a responder */
+	uint32_t limit;			/* armed srq_limit, 0 = disarmed */
+	uint32_t max_sge;
+};
+
 /** Cursor over an SGE list. */
 struct sroce_cursor {
 	uint32_t i;			/* current SGE */
@@ -245,9 +270,17 @@ enum {
 	SROCE_REQ_RNR_WAIT = 1 << 0,	/* waiting for the RNR timer */
 };
 
+/** Responder of a QP kind (RC on an RQ, RC on an SRQ, UC), chosen at create. */
+typedef void (*sroce_resp_rx_fn)(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** Requester of a QP kind (RC, UC), chosen at create; @return frames queued. */
+typedef int (*sroce_req_tx_fn)(struct sroce_qp *qp);
+
 struct sroce_qp {
 	struct pv_qp ibqp;		/* must be first */
 	struct sroce_dev *dev;
+	sroce_resp_rx_fn fp_resp_rx;
+	sroce_req_tx_fn fp_req_tx;
+	uint8_t transport;		/* SROCE_OP_RC or SROCE_OP_UC: opcodes it accepts */
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;
 	struct sroce_pd *pd;
@@ -320,12 +353,18 @@ struct sroce_qp {
 		uint8_t *wr_ptr;	/* current WRITE destination */
 		uint32_t wr_resid;
 		uint32_t wr_total;	/* DMA length of the current WRITE */
+		uint8_t srq_held;	/* srq_wqe holds a WQE taken from the SRQ */
+		uint8_t drop_msg;	/* UC: dropping until the next FIRST/ONLY */
 		uint8_t res_head;	/* next resource to fill */
 		uint8_t res_tx;		/* next resource with responses to send */
 		uint8_t res_active;	/* resources with responses to send */
 		uint8_t comm_est;	/* COMM_EST raised (RTR saw its first request) */
 		struct sroce_res res[SROCE_MAX_RD_ATOMIC];
 	} resp;
+
+	/* shared receive queue (RC only), NULL: the QP's own RQ */
+	struct sroce_srq *srq;
+	struct sroce_rwqe *srq_wqe;	/* the SRQ WQE the responder took, srq->stride bytes */
 
 	/* attributes as set by modify_qp */
 	struct pv_qp_attr attr;
@@ -367,6 +406,12 @@ static inline struct sroce_qp *
 sroce_qp(struct pv_qp *q)
 {
 	return container_of(q, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_srq *
+sroce_srq(struct pv_srq *s)
+{
+	return container_of(s, struct sroce_srq, ibsrq);
 }
 
 static inline struct sroce_swqe *
@@ -458,11 +503,53 @@ sroce_wc_opcode(uint8_t wr_opcode)
 	}
 }
 
+/* sroce_srq.c */
+struct pv_srq *pv_sroce_srq_create(struct pv_pd *pd, struct pv_srq_init_attr *attr);
+int pv_sroce_srq_modify(struct pv_srq *srq, struct pv_srq_attr *attr, int attr_mask);
+int pv_sroce_srq_query(struct pv_srq *srq, struct pv_srq_attr *attr);
+int pv_sroce_srq_destroy(struct pv_srq *srq);
+/** Post PV_EVENT_SRQ_LIMIT_REACHED and disarm (fewer than srq->limit WQEs left). */
+void pv_sroce_srq_limit_fire(struct sroce_srq *srq);
+
+static inline struct sroce_rwqe *
+sroce_srq_wqe_at(const struct sroce_srq *srq, uint32_t idx)
+{
+	return (struct sroce_rwqe *)(srq->rq + (size_t)(idx & srq->mask) * srq->stride);
+}
+
+/**
+ * Take the oldest WQE of @p qp's SRQ into qp->srq_wqe (a copy: the slot is
+ * reposted while a multi-packet message is still being placed).
+ * @return 0, or -ENOENT the SRQ is empty.
+ */
+static inline int
+sroce_srq_take(struct sroce_qp *qp)
+{
+	struct sroce_srq *srq = qp->srq;
+	const struct sroce_rwqe *r;
+
+	if (unlikely(srq->ci == srq->pi))
+		return -ENOENT;
+	r = sroce_srq_wqe_at(srq, srq->ci);
+	memcpy(qp->srq_wqe, r, sizeof(*r) + r->num_sge * sizeof(r->sge[0]));
+	srq->ci++;
+	qp->resp.srq_held = 1;
+	/* IBTA 10.2.9.2: the event fires once WQEs fall below the armed limit */
+	if (unlikely(srq->limit != 0) && srq->pi - srq->ci < srq->limit)
+		pv_sroce_srq_limit_fire(srq);
+	return 0;
+}
+
 /* sroce_req.c */
 /** TSC cycles of an RNR timer code (IBTA vol. 1 table 45). */
 uint64_t pv_sroce_rnr_tsc(uint8_t code);
-/** Transmit what the SQ allows; @return frames queued. */
+/** RC requester: transmit what the SQ allows; @return frames queued. */
 int pv_sroce_req_tx(struct sroce_qp *qp);
+/**
+ * UC requester: transmit what the SQ allows, completing each WQE when its
+ * last packet is queued (no ACK, no retransmission); @return frames queued.
+ */
+int pv_sroce_req_tx_uc(struct sroce_qp *qp);
 /** Handle an ACK, NAK, READ response or atomic ACK. */
 void pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 /** Run the retransmit and RNR timers of @p qp at time @p now. */
@@ -470,8 +557,13 @@ int pv_sroce_req_timers(struct sroce_qp *qp, uint64_t now);
 /** Complete successfully finished WQEs that were waiting for CQ space. */
 int pv_sroce_comp_drain(struct sroce_qp *qp);
 
-/* sroce_resp.c */
+/* sroce_resp.c: one responder per QP kind (qp->fp_resp_rx) */
+/** RC responder taking receive WQEs from the QP's own RQ. */
 void pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** RC responder taking receive WQEs from the QP's SRQ. */
+void pv_sroce_resp_rx_srq(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** UC responder: no ACK/NAK; a damaged message is dropped (IBTA 9.8.3). */
+void pv_sroce_resp_rx_uc(struct sroce_qp *qp, struct sroce_pkt *pkt);
 /** Send READ/atomic responses then a pending ACK/NAK; @return frames queued. */
 int pv_sroce_resp_tx(struct sroce_qp *qp);
 

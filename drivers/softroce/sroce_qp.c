@@ -3,8 +3,13 @@
  */
 
 /*
- * RC queue pairs: create/modify/query/destroy, post_send/post_recv and the
- * flush of both queues in ERR.
+ * RC and UC queue pairs: create/modify/query/destroy, post_send/post_recv
+ * and the flush of both queues in ERR.
+ *
+ * What differs between QP kinds is chosen at create and stored on the QP:
+ * post_send (UC refuses READ and atomics), the requester (qp->fp_req_tx: UC
+ * completes on transmission) and the responder (qp->fp_resp_rx: RC on its
+ * own RQ, RC on an SRQ, UC), so the RC fast path tests none of it.
  *
  * QP states (IBTA vol. 1 10.3.1), as the engine uses them:
  *   RESET  queues empty, not on the device's progress list.
@@ -23,18 +28,20 @@
 
 #include "sroce_priv.h"
 
+/* opcodes a QP posts: RC all of these, UC no READ or atomic (IBTA 9.8.1) */
 static inline int
-sroce_is_valid_wr_opcode(enum pv_wr_opcode op)
+sroce_is_valid_wr_opcode(enum pv_wr_opcode op, const int uc)
 {
 	switch (op) {
 	case PV_WR_RDMA_WRITE:
 	case PV_WR_RDMA_WRITE_WITH_IMM:
 	case PV_WR_SEND:
 	case PV_WR_SEND_WITH_IMM:
+		return 1;
 	case PV_WR_RDMA_READ:
 	case PV_WR_ATOMIC_CMP_AND_SWP:
 	case PV_WR_ATOMIC_FETCH_AND_ADD:
-		return 1;
+		return !uc;
 	default:
 		return 0;
 	}
@@ -101,8 +108,9 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 	return 0;
 }
 
-static int
-sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+static inline int
+sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
+		const int uc)
 {
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	int ret = 0;
@@ -114,7 +122,7 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 	for (; wr != NULL; wr = wr->next) {
 		struct sroce_swqe *w;
 
-		if (unlikely(!sroce_is_valid_wr_opcode(wr->opcode))) {
+		if (unlikely(!sroce_is_valid_wr_opcode(wr->opcode, uc))) {
 			ret = EINVAL;
 			break;
 		}
@@ -133,12 +141,24 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 	if (likely(qp->state == PV_QPS_RTS)) {
 		/* the whole list goes out in one burst (up to SROCE_TX_BUDGET frames;
 		 * the rest follows on progress) */
-		if (pv_sroce_req_tx(qp) > 0)
+		if ((uc ? pv_sroce_req_tx_uc(qp) : pv_sroce_req_tx(qp)) > 0)
 			pv_sroce_tx_flush(qp->dev);
 	} else {
 		qp->flush_pending = 1;
 	}
 	return ret;
+}
+
+static int
+sroce_post_send_rc(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return sroce_post_send(ibqp, wr, bad_wr, 0);
+}
+
+static int
+sroce_post_send_uc(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return sroce_post_send(ibqp, wr, bad_wr, 1);
 }
 
 static int
@@ -187,6 +207,15 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 	return ret;
 }
 
+/* a QP on an SRQ has no receive queue of its own (ibv_post_recv(3)) */
+static int
+sroce_post_recv_srq_qp(struct pv_qp *ibqp __rte_unused, struct pv_recv_wr *wr,
+		       struct pv_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EINVAL;
+}
+
 static void
 sroce_qp_list_add(struct sroce_qp *qp)
 {
@@ -221,22 +250,25 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 {
 	struct sroce_pd *pd = sroce_pd(ibpd);
 	struct sroce_dev *dev = pd->dev;
+	struct sroce_srq *srq = attr->srq != NULL ? sroce_srq(attr->srq) : NULL;
 	struct sroce_qp *qp;
 	uint32_t sq_n, rq_n, i, idx = UINT32_MAX, slen;
 
-	if (attr->qp_type != PV_QPT_RC) {
-		SROCE_LOG(ERR, "%s: qp type %d not implemented (RC only)", dev->ibdev.name,
+	if (attr->qp_type != PV_QPT_RC && attr->qp_type != PV_QPT_UC) {
+		SROCE_LOG(ERR, "%s: qp type %d not implemented (RC and UC only)", dev->ibdev.name,
 			  attr->qp_type);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->srq != NULL) {
-		errno = EOPNOTSUPP;
+	/* lib/verbs allows an SRQ on RC (and UD) QPs only; the SRQ must be ours */
+	if (srq != NULL && (attr->qp_type != PV_QPT_RC || srq->dev != dev)) {
+		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->cap.max_send_wr > SROCE_MAX_QP_WR || attr->cap.max_recv_wr > SROCE_MAX_QP_WR ||
-	    attr->cap.max_send_sge > SROCE_MAX_SGE || attr->cap.max_recv_sge > SROCE_MAX_SGE ||
-	    attr->cap.max_inline_data > SROCE_MAX_INLINE) {
+	if (attr->cap.max_send_wr > SROCE_MAX_QP_WR || attr->cap.max_send_sge > SROCE_MAX_SGE ||
+	    attr->cap.max_inline_data > SROCE_MAX_INLINE ||
+	    (srq == NULL && (attr->cap.max_recv_wr > SROCE_MAX_QP_WR ||
+			     attr->cap.max_recv_sge > SROCE_MAX_SGE))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -278,25 +310,47 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	qp->sq_mask = sq_n - 1;
 	qp->rq_mask = rq_n - 1;
 	qp->sq = rte_zmalloc("sroce_sq", (size_t)sq_n * qp->sq_stride, RTE_CACHE_LINE_SIZE);
-	qp->rq = rte_zmalloc("sroce_rq", (size_t)rq_n * qp->rq_stride, RTE_CACHE_LINE_SIZE);
-	if (qp->sq == NULL || qp->rq == NULL) {
+	if (srq == NULL)
+		qp->rq = rte_zmalloc("sroce_rq", (size_t)rq_n * qp->rq_stride,
+				     RTE_CACHE_LINE_SIZE);
+	else
+		qp->srq_wqe = rte_zmalloc("sroce_srq_wqe", srq->stride, RTE_CACHE_LINE_SIZE);
+	if (qp->sq == NULL || (qp->rq == NULL && qp->srq_wqe == NULL)) {
 		rte_free(qp->sq);
 		rte_free(qp->rq);
+		rte_free(qp->srq_wqe);
 		rte_free(qp);
 		errno = ENOMEM;
 		return NULL;
 	}
 	qp->ibqp.cap.max_send_wr = sq_n;
 	qp->ibqp.cap.max_recv_wr = rq_n;
+	if (srq != NULL) {
+		/* receive caps are the SRQ's (ibv_create_qp(3)); rq_pi == rq_ci forever */
+		qp->srq = srq;
+		qp->rq_mask = 0;
+		qp->ibqp.cap.max_recv_wr = 0;
+		qp->ibqp.cap.max_recv_sge = 0;
+	}
 	attr->cap = qp->ibqp.cap;
 	qp->ibqp.qp_num = SROCE_QPN_BASE + idx;
-	qp->ibqp.qp_type = PV_QPT_RC;
+	qp->ibqp.qp_type = attr->qp_type;
 	qp->ibqp.state = PV_QPS_RESET;
 	qp->ibqp.sq_sig_all = attr->sq_sig_all;
 	qp->ibqp.send_cq = attr->send_cq;
 	qp->ibqp.recv_cq = attr->recv_cq;
-	qp->ibqp.fp_post_send = sroce_post_send;
-	qp->ibqp.fp_post_recv = sroce_post_recv;
+	if (attr->qp_type == PV_QPT_UC) {
+		qp->transport = SROCE_OP_UC;
+		qp->ibqp.fp_post_send = sroce_post_send_uc;
+		qp->fp_req_tx = pv_sroce_req_tx_uc;
+		qp->fp_resp_rx = pv_sroce_resp_rx_uc;
+	} else {
+		qp->transport = SROCE_OP_RC;
+		qp->ibqp.fp_post_send = sroce_post_send_rc;
+		qp->fp_req_tx = pv_sroce_req_tx;
+		qp->fp_resp_rx = srq != NULL ? pv_sroce_resp_rx_srq : pv_sroce_resp_rx;
+	}
+	qp->ibqp.fp_post_recv = srq != NULL ? sroce_post_recv_srq_qp : sroce_post_recv;
 	qp->attr.path_mtu = dev->active_mtu;
 	qp->attr.port_num = 1;
 	dev->qp_tbl[idx] = qp;
@@ -565,6 +619,7 @@ pv_sroce_qp_destroy(struct pv_qp *ibqp)
 	dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
 	rte_free(qp->sq);
 	rte_free(qp->rq);
+	rte_free(qp->srq_wqe);
 	rte_free(qp);
 	return 0;
 }
@@ -616,12 +671,29 @@ pv_sroce_qp_flush(struct sroce_qp *qp)
 		qp->rq_ci++;
 		work++;
 	}
+	/*
+	 * On an SRQ only the WQE this QP took (a message in progress, or the
+	 * receive buffer that was too small) is flushed: the SRQ's other WQEs
+	 * are not the QP's and stay for the other QPs (IBTA 10.3.1, ERR).
+	 */
+	if (qp->resp.srq_held && sroce_cq_space(qp->rcq) > 0) {
+		struct pv_wc *wc = sroce_cq_next(qp->rcq);
+
+		memset(wc, 0, sizeof(*wc));
+		wc->wr_id = qp->srq_wqe->wr_id;
+		wc->status = qp->rq_err_status != 0 ? qp->rq_err_status : PV_WC_WR_FLUSH_ERR;
+		qp->rq_err_status = 0;
+		wc->opcode = PV_WC_RECV;
+		wc->qp_num = qp->ibqp.qp_num;
+		qp->resp.srq_held = 0;
+		work++;
+	}
 	if (work > 0) {
 		pv_sroce_cq_event(qp->scq, 1);
 		if (qp->rcq != qp->scq)
 			pv_sroce_cq_event(qp->rcq, 1);
 	}
-	if (qp->sq_ci == qp->sq_pi && qp->rq_ci == qp->rq_pi)
+	if (qp->sq_ci == qp->sq_pi && qp->rq_ci == qp->rq_pi && !qp->resp.srq_held)
 		qp->flush_pending = 0;
 	return work;
 }

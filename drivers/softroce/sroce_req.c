@@ -11,6 +11,12 @@
  *   went on the wire. [sq_ci, hw_idx) have PSNs assigned; req.idx and req.off
  *   are the transmit cursor, moved back by go-back-N (NAK, timeout, RNR).
  * PSNs: comp.psn = oldest unacknowledged, req.psn = next to send.
+ *
+ * UC (IBTA 9.8) shares the segmentation: the same opcodes in the UC range
+ * (0x20..), no AckReq, no PSN window, no ACK and no retransmission; a WQE
+ * completes when its last packet is queued (sq_ci == req.idx). The
+ * transmit body takes a const flag; pv_sroce_req_tx and pv_sroce_req_tx_uc
+ * are its two variants (qp->fp_req_tx).
  */
 
 #include <string.h>
@@ -76,9 +82,10 @@ sroce_req_opcode(uint8_t wr_op, int first, int last)
 	}
 }
 
-/* one SEND/WRITE packet of @p w at the transmit cursor; @return 0 or -ENOBUFS */
-static inline int
-sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
+/* one SEND/WRITE packet of @p w at the transmit cursor; @return 0 or -ENOBUFS.
+ * Always inlined: @p uc must fold away in the RC variant. */
+static __rte_always_inline int
+sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const int uc)
 {
 	uint32_t off = qp->req.off;
 	uint32_t paylen = RTE_MIN(qp->mtu, w->length - off);
@@ -96,8 +103,11 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (last && (op == SROCE_OP_RC_SEND_LAST_IMM || op == SROCE_OP_RC_SEND_ONLY_IMM ||
 		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM))
 		ext += SROCE_IMM_LEN;
-	ackreq = last || ++qp->req.noack >= SROCE_ACK_EVERY;
-	m = sroce_frame_start(qp, op, qp->req.psn, ackreq, last && w->se, ext, paylen, &p);
+	/* UC is never acknowledged: no AckReq (as rxe sends it) */
+	ackreq = !uc && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
+	/* UC SEND/WRITE opcodes are the RC ones in the UC range (IBTA table 38) */
+	m = sroce_frame_start(qp, uc ? op | SROCE_OP_UC : op, qp->req.psn, ackreq,
+			      last && w->se, ext, paylen, &p);
 	if (unlikely(m == NULL))
 		return -ENOBUFS;
 	if (ackreq)
@@ -165,8 +175,11 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 	return 0;
 }
 
-int
-pv_sroce_req_tx(struct sroce_qp *qp)
+static inline int sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w);
+
+/* Always inlined into its two variants: @p uc must fold away for RC. */
+static __rte_always_inline int
+sroce_req_tx(struct sroce_qp *qp, const int uc)
 {
 	struct sroce_dev *dev = qp->dev;
 	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(dev));
@@ -178,12 +191,16 @@ pv_sroce_req_tx(struct sroce_qp *qp)
 	while (n < budget && qp->req.idx != qp->sq_pi) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->req.idx);
 
-		if (unlikely(sroce_psn_diff(qp->req.psn, qp->comp.psn) >= SROCE_WINDOW))
+		if (!uc && unlikely(sroce_psn_diff(qp->req.psn, qp->comp.psn) >= SROCE_WINDOW))
+			break;
+		/* UC completes at the last packet: keep it queued until the CQ has room */
+		if (uc && unlikely(w->signaled && w->length - qp->req.off <= qp->mtu &&
+				   sroce_cq_space(qp->scq) == 0))
 			break;
 		if (qp->req.off == 0) {
-			if (unlikely(w->rd_atomic && qp->req.rd_inflight >= max_rd))
+			if (!uc && unlikely(w->rd_atomic && qp->req.rd_inflight >= max_rd))
 				break;
-			if (unlikely(w->fence && qp->req.rd_inflight > 0))
+			if (!uc && unlikely(w->fence && qp->req.rd_inflight > 0))
 				break;
 			/* first packet of the WQE (again, after go-back-N: same PSN) */
 			w->first_psn = qp->req.psn;
@@ -194,26 +211,41 @@ pv_sroce_req_tx(struct sroce_qp *qp)
 			if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
 				qp->req.hw_idx = qp->req.idx + 1;
 		}
-		if (w->rd_atomic) {
+		if (!uc && w->rd_atomic) {
 			if (unlikely(sroce_req_rd_atomic_pkt(qp, w) != 0))
 				break;
 		} else {
-			if (unlikely(sroce_req_send_pkt(qp, w) != 0))
+			if (unlikely(sroce_req_send_pkt(qp, w, uc) != 0))
 				break;
 			if (qp->req.off == w->length) {
 				qp->req.idx++;
 				qp->req.off = 0;
+				/* UC: done once on the wire (room checked above) */
+				if (uc)
+					(void)sroce_comp_wqe(qp, w);
 			}
 		}
 		n++;
 	}
-	if (n > 0) {
+	if (!uc && n > 0) {
 		if (sroce_psn_diff(qp->req.psn, qp->req.hw_psn) > 0)
 			qp->req.hw_psn = qp->req.psn;
 		if (qp->comp.deadline == 0 && qp->timeout_tsc != 0)
 			qp->comp.deadline = rte_rdtsc() + qp->timeout_tsc;
 	}
 	return (int)n;
+}
+
+int
+pv_sroce_req_tx(struct sroce_qp *qp)
+{
+	return sroce_req_tx(qp, 0);
+}
+
+int
+pv_sroce_req_tx_uc(struct sroce_qp *qp)
+{
+	return sroce_req_tx(qp, 1);
 }
 
 /* go-back-N: restart transmission at @p psn (IBTA 9.7.4.1.4 / 9.7.5.1.2) */

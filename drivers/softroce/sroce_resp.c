@@ -16,6 +16,18 @@
  * Responses go out in order: READ responses and atomic ACKs first (from the
  * resources, oldest first), then the coalesced ACK/NAK, so an ACK never
  * overtakes the READ data it implicitly acknowledges.
+ *
+ * Receive WQEs come from the QP's own RQ or from its SRQ: one body with a
+ * const flag, two responders (pv_sroce_resp_rx, pv_sroce_resp_rx_srq) chosen
+ * at QP create. An SRQ WQE is taken (copied) at the first packet that needs
+ * one and held until the message completes; an empty SRQ is an RNR NAK.
+ *
+ * The UC responder (pv_sroce_resp_rx_uc, IBTA 9.8.3) shares the placement
+ * but never answers: a PSN gap or an opcode out of sequence drops the
+ * message in progress and every packet until the next FIRST/ONLY, which
+ * starts a new message at its PSN; a message without a receive WQE, CQ
+ * space, a valid rkey or a valid length is dropped the same way. A dropped
+ * SEND's receive WQE is not consumed: the next message reuses it.
  */
 
 #include <string.h>
@@ -80,11 +92,30 @@ sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	qp->resp.nak_sent = 1;
 }
 
+/* the receive WQE of the message in progress (ready: see sroce_resp_rwqe_ready()) */
+static inline struct sroce_rwqe *
+sroce_resp_rwqe(const struct sroce_qp *qp, const int srq)
+{
+	return srq ? qp->srq_wqe : sroce_rwqe_at(qp, qp->rq_ci);
+}
+
+/* make a receive WQE current; @return 0, or -ENOENT none posted (RNR) */
+static inline int
+sroce_resp_rwqe_ready(struct sroce_qp *qp, const int srq)
+{
+	if (!srq)
+		return likely(qp->rq_ci != qp->rq_pi) ? 0 : -ENOENT;
+	/* an RNR NAK after the take (CQ full) keeps the WQE for the retry */
+	if (qp->resp.srq_held)
+		return 0;
+	return sroce_srq_take(qp);
+}
+
 static inline void
 sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint32_t byte_len,
-			 enum pv_wc_opcode opcode)
+			 enum pv_wc_opcode opcode, const int srq)
 {
-	struct sroce_rwqe *r = sroce_rwqe_at(qp, qp->rq_ci);
+	struct sroce_rwqe *r = sroce_resp_rwqe(qp, srq);
 	struct pv_wc *wc = sroce_cq_next(qp->rcq);
 	int imm = (pv_sroce_opcode_info[pkt->opcode].flags & SROCE_OPF_IMM) != 0;
 
@@ -101,12 +132,15 @@ sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint3
 	wc->slid = 0;
 	wc->sl = 0;
 	wc->dlid_path_bits = 0;
-	qp->rq_ci++;
+	if (srq)
+		qp->resp.srq_held = 0;
+	else
+		qp->rq_ci++;
 	pv_sroce_cq_event(qp->rcq, pkt->se);
 }
 
 static inline void
-sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags)
+sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags, const int srq)
 {
 	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
 	int last = (flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) != 0;
@@ -114,7 +148,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 	struct sroce_rwqe *r;
 
 	if (first) {
-		if (unlikely(qp->rq_ci == qp->rq_pi)) {
+		if (unlikely(sroce_resp_rwqe_ready(qp, srq) != 0)) {
 			sroce_resp_rnr(qp, pkt);
 			return;
 		}
@@ -131,7 +165,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
 		return;
 	}
-	r = sroce_rwqe_at(qp, qp->rq_ci);
+	r = sroce_resp_rwqe(qp, srq);
 	if (unlikely(qp->resp.rcv_len + len > r->length)) {
 		/* the receive buffer is too small: its WQE reports it */
 		qp->rq_err_status = PV_WC_LOC_LEN_ERR;
@@ -144,7 +178,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 	if (last) {
 		qp->resp.in_send = 0;
 		qp->resp.msn++;
-		sroce_resp_recv_complete(qp, pkt, qp->resp.rcv_len, PV_WC_RECV);
+		sroce_resp_recv_complete(qp, pkt, qp->resp.rcv_len, PV_WC_RECV, srq);
 	} else {
 		qp->resp.in_send = 1;
 	}
@@ -153,14 +187,14 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 }
 
 static inline void
-sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags)
+sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags, const int srq)
 {
 	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
 	int last = (flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) != 0;
 	int imm = (flags & SROCE_OPF_IMM) != 0;
 	uint32_t len = pkt->payload_len;
 
-	if (unlikely(imm && (qp->rq_ci == qp->rq_pi || sroce_cq_space(qp->rcq) == 0))) {
+	if (unlikely(imm && (sroce_cq_space(qp->rcq) == 0 || sroce_resp_rwqe_ready(qp, srq) != 0))) {
 		sroce_resp_rnr(qp, pkt);
 		return;
 	}
@@ -198,7 +232,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 		qp->resp.msn++;
 		if (imm)
 			sroce_resp_recv_complete(qp, pkt, qp->resp.wr_total,
-						 PV_WC_RECV_RDMA_WITH_IMM);
+						 PV_WC_RECV_RDMA_WITH_IMM, srq);
 	} else {
 		qp->resp.in_write = 1;
 	}
@@ -346,8 +380,8 @@ sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t 
 	/* resource recycled: nothing to replay (rxe drops it too) */
 }
 
-void
-pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt)
+static inline void
+sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt, const int srq)
 {
 	uint16_t flags = pv_sroce_opcode_info[pkt->opcode].flags;
 	int32_t d;
@@ -385,9 +419,9 @@ pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt)
 			sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
 			return;
 		}
-		sroce_resp_send(qp, pkt, flags);
+		sroce_resp_send(qp, pkt, flags, srq);
 	} else if (flags & SROCE_OPF_WRITE) {
-		sroce_resp_write(qp, pkt, flags);
+		sroce_resp_write(qp, pkt, flags, srq);
 	} else if (pkt->opcode == SROCE_OP_RC_READ_REQ) {
 		sroce_resp_read(qp, pkt);
 	} else if (flags & SROCE_OPF_ATOMIC) {
@@ -395,6 +429,143 @@ pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	} else {
 		sroce_resp_fatal(qp, SROCE_NAK_INV_REQ, pkt);
 	}
+}
+
+void
+pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	sroce_resp_rx(qp, pkt, 0);
+}
+
+void
+pv_sroce_resp_rx_srq(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	sroce_resp_rx(qp, pkt, 1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* UC responder                                                            */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Drop the UC message in progress and every packet until the next
+ * FIRST/ONLY (rxe: "class D"). Placed WRITE bytes stay; a SEND's receive
+ * WQE stays posted for the next message.
+ */
+static __rte_noinline void
+sroce_resp_uc_drop(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	SROCE_DP_LOG(DEBUG, "qp 0x%x: uc psn 0x%x opcode 0x%x dropped (expected psn 0x%x)",
+		     qp->ibqp.qp_num, pkt->psn, pkt->opcode, qp->resp.epsn);
+	qp->dev->stats.uc_drops++;
+	qp->resp.drop_msg = 1;
+	qp->resp.in_send = 0;
+	qp->resp.in_write = 0;
+}
+
+static inline void
+sroce_resp_uc_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags)
+{
+	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
+	int last = (flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) != 0;
+	uint32_t len = pkt->payload_len;
+	struct sroce_rwqe *r;
+
+	/* no receive WQE or no CQ space: no RNR on UC, the message is lost */
+	if (unlikely((first && qp->rq_ci == qp->rq_pi) ||
+		     (last && sroce_cq_space(qp->rcq) == 0))) {
+		sroce_resp_uc_drop(qp, pkt);
+		return;
+	}
+	if (first) {
+		qp->resp.rcv_len = 0;
+		qp->resp.rcur.i = 0;
+		qp->resp.rcur.off = 0;
+	}
+	r = sroce_rwqe_at(qp, qp->rq_ci);
+	if (unlikely((!last && len != qp->mtu) || qp->resp.rcv_len + len > r->length)) {
+		sroce_resp_uc_drop(qp, pkt);
+		return;
+	}
+	sroce_sge_copy_in(r->sge, &qp->resp.rcur, pkt->frame + pkt->payload_off, len);
+	qp->resp.rcv_len += len;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	qp->resp.in_send = !last;
+	if (last)
+		sroce_resp_recv_complete(qp, pkt, qp->resp.rcv_len, PV_WC_RECV, 0);
+}
+
+static inline void
+sroce_resp_uc_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags)
+{
+	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
+	int last = (flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) != 0;
+	int imm = (flags & SROCE_OPF_IMM) != 0;
+	uint32_t len = pkt->payload_len;
+
+	if (unlikely(imm && (qp->rq_ci == qp->rq_pi || sroce_cq_space(qp->rcq) == 0))) {
+		sroce_resp_uc_drop(qp, pkt);
+		return;
+	}
+	if (first) {
+		uint8_t *dst = (uint8_t *)(uintptr_t)pkt->va;
+
+		if (unlikely(!(qp->attr.qp_access_flags & PV_ACCESS_REMOTE_WRITE))) {
+			sroce_resp_uc_drop(qp, pkt);
+			return;
+		}
+		if (pkt->dma_len != 0) {
+			dst = pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va,
+						 pkt->dma_len, PV_ACCESS_REMOTE_WRITE);
+			if (unlikely(dst == NULL)) {
+				sroce_resp_uc_drop(qp, pkt);
+				return;
+			}
+		}
+		qp->resp.wr_ptr = dst;
+		qp->resp.wr_resid = pkt->dma_len;
+		qp->resp.wr_total = pkt->dma_len;
+	}
+	if (unlikely(len > qp->resp.wr_resid || (!last && len != qp->mtu) ||
+		     (last && len != qp->resp.wr_resid))) {
+		sroce_resp_uc_drop(qp, pkt);
+		return;
+	}
+	sroce_payload_copy(qp->resp.wr_ptr, pkt->frame + pkt->payload_off, len);
+	qp->resp.wr_ptr += len;
+	qp->resp.wr_resid -= len;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	qp->resp.in_write = !last;
+	if (last && imm)
+		sroce_resp_recv_complete(qp, pkt, qp->resp.wr_total, PV_WC_RECV_RDMA_WITH_IMM, 0);
+}
+
+void
+pv_sroce_resp_rx_uc(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	uint16_t flags = pv_sroce_opcode_info[pkt->opcode].flags;
+
+	if (unlikely(qp->state != PV_QPS_RTR && qp->state != PV_QPS_RTS)) {
+		qp->dev->stats.rx_drop_state++;
+		return;
+	}
+	if (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) {
+		/* a new message: resynchronise at its PSN; one in progress is lost */
+		if (unlikely(qp->resp.in_send || qp->resp.in_write))
+			sroce_resp_uc_drop(qp, pkt);
+		qp->resp.drop_msg = 0;
+		qp->resp.epsn = pkt->psn;
+	} else if (unlikely(pkt->psn != qp->resp.epsn || qp->resp.drop_msg ||
+			    !(qp->resp.in_send ? flags & SROCE_OPF_SEND :
+			      qp->resp.in_write && (flags & SROCE_OPF_WRITE)))) {
+		/* a gap, or MIDDLE/LAST outside their message (9.8.3.1) */
+		sroce_resp_uc_drop(qp, pkt);
+		return;
+	}
+	if (flags & SROCE_OPF_SEND)
+		sroce_resp_uc_send(qp, pkt, flags);
+	else
+		sroce_resp_uc_write(qp, pkt, flags);
 }
 
 /* oldest resource with responses to send */

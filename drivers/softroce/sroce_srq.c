@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Shared receive queues (IBTA vol. 1 10.2.9): a ring of receive WQEs that
+ * the responders of the RC QPs created with it consume in order, one WQE per
+ * SEND or RDMA WRITE with immediate (sroce_srq_take() in sroce_priv.h).
+ *
+ * Ownership: the SRQ, every QP using it and their CQs are driven by the
+ * device's thread (softroce has one RX queue per device), so the ring has no
+ * lock: pv_post_srq_recv() and the responders run on that thread.
+ *
+ * Limit (srq_limit): armed by pv_modify_srq(PV_SRQ_LIMIT); when a responder
+ * takes a WQE and fewer than srq_limit stay posted, one
+ * PV_EVENT_SRQ_LIMIT_REACHED is posted and the limit disarms (query: 0).
+ * Resizing (PV_SRQ_MAX_WR) is not implemented: EOPNOTSUPP.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "sroce_priv.h"
+
+static int
+sroce_srq_post_recv(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = sroce_srq(ibsrq);
+	int ret = 0, i;
+
+	for (; wr != NULL; wr = wr->next) {
+		struct sroce_rwqe *r;
+		uint32_t len = 0;
+
+		if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge)) {
+			ret = EINVAL;
+			break;
+		}
+		if (unlikely(srq->pi - srq->ci > srq->mask)) {
+			ret = ENOMEM;
+			break;
+		}
+		r = sroce_srq_wqe_at(srq, srq->pi);
+		for (i = 0; i < wr->num_sge; i++) {
+			if (unlikely(pv_sroce_mr_local(srq->dev, srq->pd, &wr->sg_list[i], 1,
+						       &r->sge[i]) != 0)) {
+				ret = EINVAL;
+				break;
+			}
+			len += wr->sg_list[i].length;
+		}
+		if (unlikely(ret != 0))
+			break;
+		r->wr_id = wr->wr_id;
+		r->num_sge = wr->num_sge;
+		r->length = len;
+		srq->pi++;
+	}
+	if (unlikely(ret != 0))
+		*bad_wr = wr;
+	return ret;
+}
+
+struct pv_srq *
+pv_sroce_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+{
+	struct sroce_pd *pd = sroce_pd(ibpd);
+	struct sroce_dev *dev = pd->dev;
+	struct sroce_srq *srq;
+	uint32_t n;
+
+	/* lib/verbs checked max_wr (1..max_srq_wr) and max_sge against query_device */
+	if (dev->nb_srq >= SROCE_MAX_SRQ) {
+		SROCE_LOG(ERR, "%s: %u SRQs, no more", dev->ibdev.name, dev->nb_srq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	srq = rte_zmalloc("sroce_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
+	if (srq == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	n = rte_align32pow2(attr->attr.max_wr);
+	srq->dev = dev;
+	srq->pd = pd;
+	srq->max_sge = RTE_MAX(attr->attr.max_sge, 1u);
+	srq->stride = RTE_ALIGN_CEIL((uint32_t)sizeof(struct sroce_rwqe) +
+				     srq->max_sge * (uint32_t)sizeof(struct sroce_sge), 16);
+	srq->mask = n - 1;
+	srq->rq = rte_zmalloc("sroce_srq_rq", (size_t)n * srq->stride, RTE_CACHE_LINE_SIZE);
+	if (srq->rq == NULL) {
+		rte_free(srq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* ibv_create_srq(3): srq_limit of the init attributes is ignored (it
+	 * arms only through modify_srq); the granted sizes are written back */
+	attr->attr.max_wr = n;
+	attr->attr.max_sge = srq->max_sge;
+	attr->attr.srq_limit = 0;
+	srq->ibsrq.fp_post_srq_recv = sroce_srq_post_recv;
+	dev->nb_srq++;
+	return &srq->ibsrq;
+}
+
+int
+pv_sroce_srq_modify(struct pv_srq *ibsrq, struct pv_srq_attr *attr, int attr_mask)
+{
+	struct sroce_srq *srq = sroce_srq(ibsrq);
+
+	if (attr_mask & PV_SRQ_MAX_WR)
+		return EOPNOTSUPP;	/* no PV_DEVICE_SRQ_RESIZE */
+	if (attr_mask & PV_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->mask + 1)
+			return EINVAL;
+		srq->limit = attr->srq_limit;
+	}
+	return 0;
+}
+
+int
+pv_sroce_srq_query(struct pv_srq *ibsrq, struct pv_srq_attr *attr)
+{
+	struct sroce_srq *srq = sroce_srq(ibsrq);
+
+	attr->max_wr = srq->mask + 1;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = srq->limit;
+	return 0;
+}
+
+int
+pv_sroce_srq_destroy(struct pv_srq *ibsrq)
+{
+	struct sroce_srq *srq = sroce_srq(ibsrq);
+
+	/* lib/verbs refused while a QP uses it: nothing holds a pointer to it */
+	srq->dev->nb_srq--;
+	rte_free(srq->rq);
+	rte_free(srq);
+	return 0;
+}
+
+void
+pv_sroce_srq_limit_fire(struct sroce_srq *srq)
+{
+	struct pv_async_event ev;
+
+	srq->limit = 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.element.srq = &srq->ibsrq;
+	ev.event_type = PV_EVENT_SRQ_LIMIT_REACHED;
+	if (srq->ibsrq.context != NULL && pv_async_event_post(srq->ibsrq.context, &ev) != 0)
+		SROCE_DP_LOG(WARNING, "%s: srq %u: async event queue full, limit event lost",
+			     srq->dev->ibdev.name, srq->ibsrq.handle);
+}
