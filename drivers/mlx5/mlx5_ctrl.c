@@ -8,10 +8,12 @@
  * mlx5dv_init_obj() hands their queues (buffers, counts, strides, doorbell
  * records, BlueFlame register, CQE size) to the shared data path, which
  * never calls rdma-core again. rdma-core errors become pv_* errors here,
- * each logged once with its cause.
+ * each logged once with its cause. rdma-core's asynchronous events are
+ * forwarded to the context's pv event queue by a control-thread timer.
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,11 @@
 
 /* Memory-lock limit below which registering buffers is likely to fail. */
 #define HW_MEMLOCK_MIN (64ull << 20)
+
+/* How often the control thread drains rdma-core's async event fd, and how
+ * many events one drain forwards at most (the rest wait for the next). */
+#define HW_ASYNC_PERIOD_US	10000
+#define HW_ASYNC_BURST		64
 
 struct hw_dev {
 	struct pv_device ibdev;
@@ -158,6 +165,107 @@ hw_attr_from_ibv(const struct ibv_device_attr *a, struct pv_device_attr *p)
 	p->phys_port_cnt = a->phys_port_cnt;
 }
 
+/*
+ * Translate one rdma-core event into ours. The objects were created with
+ * their pv_mlx5 object as qp_context / cq_context / srq_context.
+ * @return 0, or -ENOENT for an event about an object pollverbs never creates
+ *         (WQ) or that names none of ours.
+ */
+static int
+hw_async_event_from_ibv(const struct ibv_async_event *in, struct pv_async_event *out)
+{
+	memset(out, 0, sizeof(*out));
+	switch (in->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		out->event_type = PV_EVENT_CQ_ERR;
+		if (in->element.cq->cq_context == NULL)
+			return -ENOENT;
+		out->element.cq = &((struct pv_mlx5_cq *)in->element.cq->cq_context)->ibcq;
+		return 0;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		out->event_type = in->event_type == IBV_EVENT_QP_FATAL ? PV_EVENT_QP_FATAL :
+			in->event_type == IBV_EVENT_QP_REQ_ERR ? PV_EVENT_QP_REQ_ERR :
+			in->event_type == IBV_EVENT_QP_ACCESS_ERR ? PV_EVENT_QP_ACCESS_ERR :
+			in->event_type == IBV_EVENT_COMM_EST ? PV_EVENT_COMM_EST :
+			in->event_type == IBV_EVENT_SQ_DRAINED ? PV_EVENT_SQ_DRAINED :
+			in->event_type == IBV_EVENT_PATH_MIG ? PV_EVENT_PATH_MIG :
+			in->event_type == IBV_EVENT_PATH_MIG_ERR ? PV_EVENT_PATH_MIG_ERR :
+			PV_EVENT_QP_LAST_WQE_REACHED;
+		if (in->element.qp->qp_context == NULL)
+			return -ENOENT;
+		out->element.qp = &((struct pv_mlx5_qp *)in->element.qp->qp_context)->ibqp;
+		return 0;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		out->event_type = in->event_type == IBV_EVENT_SRQ_ERR ? PV_EVENT_SRQ_ERR :
+			PV_EVENT_SRQ_LIMIT_REACHED;
+		if (in->element.srq->srq_context == NULL)
+			return -ENOENT;
+		out->element.srq = &((struct pv_mlx5_srq *)in->element.srq->srq_context)->ibsrq;
+		return 0;
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+		out->event_type = in->event_type == IBV_EVENT_PORT_ACTIVE ? PV_EVENT_PORT_ACTIVE :
+			in->event_type == IBV_EVENT_PORT_ERR ? PV_EVENT_PORT_ERR :
+			in->event_type == IBV_EVENT_LID_CHANGE ? PV_EVENT_LID_CHANGE :
+			in->event_type == IBV_EVENT_PKEY_CHANGE ? PV_EVENT_PKEY_CHANGE :
+			in->event_type == IBV_EVENT_SM_CHANGE ? PV_EVENT_SM_CHANGE :
+			in->event_type == IBV_EVENT_CLIENT_REREGISTER ?
+			PV_EVENT_CLIENT_REREGISTER : PV_EVENT_GID_CHANGE;
+		out->element.port_num = in->element.port_num;
+		return 0;
+	case IBV_EVENT_DEVICE_FATAL:
+		out->event_type = PV_EVENT_DEVICE_FATAL;
+		return 0;
+	default:
+		/* IBV_EVENT_WQ_FATAL: pollverbs creates no WQs */
+		return -ENOENT;
+	}
+}
+
+/*
+ * Control-thread timer: forward what rdma-core queued on the context's async
+ * fd (non-blocking since open). Each event is acknowledged to rdma-core right
+ * after it was queued to us: ibv_destroy_qp/cq/srq wait for that.
+ */
+static void
+hw_async_drain(void *arg)
+{
+	struct pv_mlx5_context *ctx = arg;
+	struct ibv_async_event in;
+	struct pv_async_event out;
+	int i, ret;
+
+	for (i = 0; i < HW_ASYNC_BURST; i++) {
+		if (ibv_get_async_event(ctx->ibv, &in) != 0) {
+			if (errno != EAGAIN)
+				MLX5_LOG(ERR, "%s: ibv_get_async_event: %s",
+					 ctx->ibctx.device->name, strerror(errno));
+			return;
+		}
+		ret = hw_async_event_from_ibv(&in, &out);
+		if (ret == 0)
+			/* -ENODEV: open not finished or close started; dropped */
+			ret = pv_context_async_event_post(&ctx->ibctx, &out);
+		MLX5_LOG(DEBUG, "%s: %s: %s", ctx->ibctx.device->name,
+			 ibv_event_type_str(in.event_type),
+			 ret == 0 ? "forwarded" : rte_strerror(-ret));
+		ibv_ack_async_event(&in);
+	}
+}
+
 static struct pv_context *
 hw_open(struct pv_device *device)
 {
@@ -206,6 +314,19 @@ hw_open(struct pv_device *device)
 		 (dvc.flags & MLX5DV_CONTEXT_FLAGS_CQE_V1) ? 1 : 0,
 		 ax.orig_attr.phys_port_cnt);
 	hw_memlock_check(device->name);
+	/* events are drained by a timer, which must never block in read() */
+	ret = fcntl(ctx->ibv->async_fd, F_GETFL);
+	if (ret < 0 || fcntl(ctx->ibv->async_fd, F_SETFL, ret | O_NONBLOCK) != 0) {
+		ret = errno;
+		MLX5_LOG(ERR, "%s: async fd: %s", device->name, strerror(ret));
+		goto err_close;
+	}
+	ctx->async_timer = pv_rtc_ctrl_timer_start(hw_async_drain, ctx, HW_ASYNC_PERIOD_US);
+	if (ctx->async_timer == NULL) {
+		ret = errno;
+		MLX5_LOG(ERR, "%s: async event timer: %s", device->name, strerror(ret));
+		goto err_close;
+	}
 	return &ctx->ibctx;
 err_close:
 	ibv_close_device(ctx->ibv);
@@ -219,11 +340,19 @@ static int
 hw_close(struct pv_context *ibctx)
 {
 	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibctx);
-	int ret = ibv_close_device(ctx->ibv);
+	int ret;
 
+	/* no drain runs from here on: rdma-core's context can go */
+	(void)pv_rtc_ctrl_timer_stop(ctx->async_timer);
+	ctx->async_timer = NULL;
+	ret = ibv_close_device(ctx->ibv);
 	if (ret != 0) {
-		MLX5_LOG(ERR, "%s: ibv_close_device: %s", ibctx->device->name, strerror(errno));
-		return errno ? errno : EIO;
+		ret = errno ? errno : EIO;
+		MLX5_LOG(ERR, "%s: ibv_close_device: %s", ibctx->device->name, strerror(ret));
+		/* still open: keep forwarding its events */
+		ctx->async_timer = pv_rtc_ctrl_timer_start(hw_async_drain, ctx,
+							   HW_ASYNC_PERIOD_US);
+		return ret;
 	}
 	pv_mlx5_qpt_free(ctx);
 	rte_free(ctx);
@@ -398,7 +527,8 @@ hw_cq_create(struct pv_context *ibctx, int cqe, struct pv_comp_channel *channel,
 		errno = ENOMEM;
 		return NULL;
 	}
-	cq->ibv = ibv_create_cq(ctx->ibv, cqe, NULL, NULL, comp_vector);
+	/* cq_context: the async event drain finds our CQ from rdma-core's */
+	cq->ibv = ibv_create_cq(ctx->ibv, cqe, cq, NULL, comp_vector);
 	if (cq->ibv == NULL) {
 		ret = errno ? errno : ENOMEM;
 		MLX5_LOG(ERR, "%s: ibv_create_cq(%d): %s", ibctx->device->name, cqe,
@@ -464,6 +594,7 @@ hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 		return NULL;
 	}
 	memset(&ia, 0, sizeof(ia));
+	ia.qp_context = qp;	/* for the async event drain */
 	ia.send_cq = pv_mlx5_cq(attr->send_cq)->ibv;
 	ia.recv_cq = pv_mlx5_cq(attr->recv_cq)->ibv;
 	ia.cap.max_send_wr = attr->cap.max_send_wr;
@@ -549,6 +680,7 @@ hw_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 		return NULL;
 	}
 	memset(&ia, 0, sizeof(ia));
+	ia.srq_context = srq;	/* for the async event drain */
 	ia.attr.max_wr = attr->attr.max_wr;
 	ia.attr.max_sge = attr->attr.max_sge;
 	ia.attr.srq_limit = attr->attr.srq_limit;
@@ -822,7 +954,7 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.query_qp = hw_qp_query,
 	.destroy_qp = hw_qp_destroy,
 	/*
-	 * AH, multicast, events: EOPNOTSUPP stubs from lib/verbs. resize_cq
+	 * AH, multicast: EOPNOTSUPP stubs from lib/verbs. resize_cq
 	 * too: rdma-core's ibv_resize_cq copies the unpolled CQEs from its own
 	 * consumer index, which the mlx5dv data path never advances.
 	 */

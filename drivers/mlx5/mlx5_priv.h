@@ -23,6 +23,7 @@
 
 #include <infiniband/mlx5dv.h>
 
+#include "pv_rtc.h"
 #include "pv_verbs_driver.h"
 
 extern int pv_mlx5_logtype;
@@ -75,6 +76,7 @@ struct pv_mlx5_context {
 	struct pv_mlx5_mdl_dev *mdl;		/**< model: the device */
 	struct pv_device_attr attr;		/**< cached at open */
 	uint32_t cqe_size;			/**< CQE bytes the data path expects */
+	struct pv_rtc_ctrl_timer *async_timer;	/**< HW: drains rdma-core's async fd */
 	struct pv_mlx5_qp **qpt[PV_MLX5_QPT_SIZE];
 };
 
