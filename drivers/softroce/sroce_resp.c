@@ -380,16 +380,38 @@ sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t 
 	/* resource recycled: nothing to replay (rxe drops it too) */
 }
 
+/*
+ * A request for a QP not in RTS: in RTR the first one raises COMM_EST (IBTA
+ * 11.6.3.1 communication established: data arrived before the CM's RTU),
+ * once; in any other state it is dropped. @return 0 to process it.
+ */
+static __rte_noinline int
+sroce_resp_not_rts(struct sroce_qp *qp)
+{
+	struct pv_async_event ev;
+
+	if (qp->state != PV_QPS_RTR) {
+		qp->dev->stats.rx_drop_state++;
+		return -1;
+	}
+	if (!qp->resp.comm_est) {
+		qp->resp.comm_est = 1;
+		ev.element.qp = &qp->ibqp;
+		ev.event_type = PV_EVENT_COMM_EST;
+		if (qp->ibqp.context != NULL)
+			(void)pv_async_event_post(qp->ibqp.context, &ev);
+	}
+	return 0;
+}
+
 static inline void
 sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt, const int srq)
 {
 	uint16_t flags = pv_sroce_opcode_info[pkt->opcode].flags;
 	int32_t d;
 
-	if (unlikely(qp->state != PV_QPS_RTR && qp->state != PV_QPS_RTS)) {
-		qp->dev->stats.rx_drop_state++;
+	if (unlikely(qp->state != PV_QPS_RTS) && sroce_resp_not_rts(qp) != 0)
 		return;
-	}
 	d = sroce_psn_diff(pkt->psn, qp->resp.epsn);
 	if (unlikely(d != 0)) {
 		if (d > 0) {
@@ -545,10 +567,8 @@ pv_sroce_resp_rx_uc(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
 	uint16_t flags = pv_sroce_opcode_info[pkt->opcode].flags;
 
-	if (unlikely(qp->state != PV_QPS_RTR && qp->state != PV_QPS_RTS)) {
-		qp->dev->stats.rx_drop_state++;
+	if (unlikely(qp->state != PV_QPS_RTS) && sroce_resp_not_rts(qp) != 0)
 		return;
-	}
 	if (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) {
 		/* a new message: resynchronise at its PSN; one in progress is lost */
 		if (unlikely(qp->resp.in_send || qp->resp.in_write))
