@@ -355,6 +355,7 @@ struct sroce_qp {
 		uint32_t wr_total;	/* DMA length of the current WRITE */
 		uint8_t srq_held;	/* srq_wqe holds a WQE taken from the SRQ */
 		uint8_t drop_msg;	/* UC: dropping until the next FIRST/ONLY */
+		uint8_t last_wqe_ev;	/* SRQ: LAST_WQE_REACHED posted in this ERR */
 		uint8_t res_head;	/* next resource to fill */
 		uint8_t res_tx;		/* next resource with responses to send */
 		uint8_t res_active;	/* resources with responses to send */

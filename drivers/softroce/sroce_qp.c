@@ -638,6 +638,24 @@ pv_sroce_qp_error(struct sroce_qp *qp)
 	sroce_qp_list_add(qp);
 }
 
+/*
+ * A QP on an SRQ in ERR has completed its last WQE from the SRQ: tell the
+ * application, which may now destroy it (the "Last WQE Reached" affiliated
+ * asynchronous event, IBTA 11.6.3; rxe posts it too).
+ */
+static __rte_noinline void
+sroce_qp_last_wqe_event(struct sroce_qp *qp)
+{
+	struct pv_async_event ev;
+
+	qp->resp.last_wqe_ev = 1;
+	memset(&ev, 0, sizeof(ev));
+	ev.element.qp = &qp->ibqp;
+	ev.event_type = PV_EVENT_QP_LAST_WQE_REACHED;
+	if (qp->ibqp.context != NULL)
+		(void)pv_async_event_post(qp->ibqp.context, &ev);
+}
+
 int
 pv_sroce_qp_flush(struct sroce_qp *qp)
 {
@@ -693,6 +711,8 @@ pv_sroce_qp_flush(struct sroce_qp *qp)
 		if (qp->rcq != qp->scq)
 			pv_sroce_cq_event(qp->rcq, 1);
 	}
+	if (qp->srq != NULL && !qp->resp.srq_held && !qp->resp.last_wqe_ev)
+		sroce_qp_last_wqe_event(qp);
 	if (qp->sq_ci == qp->sq_pi && qp->rq_ci == qp->rq_pi && !qp->resp.srq_held)
 		qp->flush_pending = 0;
 	return work;
