@@ -4,7 +4,8 @@
 
 /*
  * Replay of real Linux rxe traffic (../shared/data/rxe, see its MANIFEST.md)
- * against softroce's RC state machine.
+ * against softroce's RC state machine, and its UC one (uc_send: UC QPs on
+ * both sides, no ACKs; a receive is posted before every peer SEND).
  *
  * Each capture holds a conversation between vm1 (10.77.0.11, the server) and
  * vm2 (10.77.0.12, the client). A softroce device with the same IP and MAC
@@ -98,6 +99,7 @@ enum {
 	RP_INLINE = 1 << 0,	/* X posts its SENDs inline */
 	RP_LOSS_VM1 = 1 << 1,	/* vm1's egress lost frames before the capture point */
 	RP_LOSS_VM2 = 1 << 2,
+	RP_UC = 1 << 3,		/* UC QPs (ibv_uc_pingpong) */
 };
 
 struct rp_case {
@@ -123,6 +125,7 @@ static const struct rp_case rp_cases[] = {
 	{ "rc_rnr", PV_MTU_1024, 0 },
 	{ "rc_loss", PV_MTU_1024, RP_LOSS_VM2 },
 	{ "rc_loss_bidir", PV_MTU_1024, RP_LOSS_VM1 | RP_LOSS_VM2 },
+	{ "uc_send", PV_MTU_1024, RP_UC },
 };
 
 /** A captured frame. */
@@ -808,7 +811,7 @@ rp_qp_create(struct rp_run *r, uint32_t want)
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = r->scq;
 	ia.recv_cq = r->rcq;
-	ia.qp_type = PV_QPT_RC;
+	ia.qp_type = r->cap->c->flags & RP_UC ? PV_QPT_UC : PV_QPT_RC;
 	ia.cap.max_send_wr = 256;
 	ia.cap.max_recv_wr = 256;
 	ia.cap.max_send_sge = 1;
@@ -831,6 +834,7 @@ static int
 rp_qp_connect(struct rp_run *r)
 {
 	struct rp_cap *cap = r->cap;
+	int uc = (cap->c->flags & RP_UC) != 0;
 	struct pv_qp_attr a;
 	uint32_t peer_ip;
 	int ret;
@@ -838,8 +842,8 @@ rp_qp_connect(struct rp_run *r)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ |
-			    PV_ACCESS_REMOTE_ATOMIC;
+	a.qp_access_flags = uc ? PV_ACCESS_REMOTE_WRITE : PV_ACCESS_REMOTE_WRITE |
+			    PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC;
 	ret = pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
 			   PV_QP_ACCESS_FLAGS);
 	if (ret != 0)
@@ -860,8 +864,10 @@ rp_qp_connect(struct rp_run *r)
 	a.ah_attr.grh.sgid_index = 1;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
+	/* UC has no RNR and no READ/atomic responder resources (IBTA table 91) */
 	ret = pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN |
-			   PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER);
+			   PV_QP_RQ_PSN | (uc ? 0 : PV_QP_MAX_DEST_RD_ATOMIC |
+					   PV_QP_MIN_RNR_TIMER));
 	if (ret != 0)
 		return ret;
 	memset(&a, 0, sizeof(a));
@@ -873,6 +879,8 @@ rp_qp_connect(struct rp_run *r)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
+	if (uc)
+		return pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_SQ_PSN);
 	return pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_SQ_PSN | PV_QP_TIMEOUT |
 			    PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC);
 }
@@ -1337,7 +1345,8 @@ rp_replay(const struct rp_case *c, int x)
 			if (fr->req && (pv_sroce_opcode_info[fr->pkt.opcode].flags &
 					(SROCE_OPF_SEND)) &&
 			    (pv_sroce_opcode_info[fr->pkt.opcode].flags &
-			     (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) && rp_accepted(&r, i))
+			     (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) &&
+			    ((c->flags & RP_UC) || rp_accepted(&r, i)))
 				rp_post_recv_upto(&r, fr->msg);
 			if (!fr->req && fr->pkt.opcode == SROCE_OP_RC_ACK &&
 			    fr->pkt.aeth_syndrome == (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR)) {
