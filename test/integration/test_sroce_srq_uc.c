@@ -11,8 +11,9 @@
  * sroce_srq: one SRQ on B shared by two RC QPs, messages from both peers
  * interleaved and compared byte for byte, completions naming the QP that
  * received; RNR NAK while the SRQ is empty; the srq_limit event; an ERR QP
- * leaving the SRQ's WQEs to the other QP (and LAST_WQE_REACHED); every
- * documented errno.
+ * leaving the SRQ's WQEs to the other QP (and LAST_WQE_REACHED); a receive
+ * buffer too small (LOC_LEN_ERR on the WQE that QP took, the rest kept);
+ * every documented errno.
  * sroce_uc: SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM at 1 B,
  * MTU, MTU+1 and 64 KiB compared byte for byte; READ and atomics refused;
  * a message damaged by injected loss (MIDDLE or LAST lost) or sent without
@@ -518,6 +519,55 @@ test_srq_err_keeps_wqes(void)
 	CU_ASSERT_EQUAL(pv_destroy_srq(srq), 0);
 }
 
+/* a receive buffer too small: the WQE the QP took completes LOC_LEN_ERR */
+static void
+test_srq_len_err(void)
+{
+	struct pv_srq *srq = srq_create(8, 1);
+	struct pv_async_event ev;
+	struct pair p[2];
+	struct pv_wc wc;
+	int i, n = 0, last_wqe = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(srq);
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p[0], PV_QPT_RC, srq, 0x900, 7), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p[1], PV_QPT_RC, srq, 0xa00, 7), 0);
+	while (async_next(ctx[1], &ev) == 0)
+		;
+	CU_ASSERT_EQUAL_FATAL(srq_post1(srq, 50, slot(0), 64), 0);
+	CU_ASSERT_EQUAL_FATAL(srq_post1(srq, 51, slot(1), 4096), 0);
+	CU_ASSERT_EQUAL_FATAL(srq_post1(srq, 52, slot(2), 4096), 0);
+	ut_fill(sbuf, 2000, 9);
+	CU_ASSERT_EQUAL_FATAL(post_send(p[0].qa, PV_WR_SEND, 1, sbuf, 2000, NULL, 0), 0);
+	CU_ASSERT_FATAL(ut_wait_wc(cq[0], &wc, 5000));
+	CU_ASSERT_EQUAL(wc.status, PV_WC_REM_INV_REQ_ERR);
+	CU_ASSERT_FATAL(ut_wait_wc(cq[1], &wc, 5000));
+	CU_ASSERT_EQUAL(wc.wr_id, 50);
+	CU_ASSERT_EQUAL(wc.status, PV_WC_LOC_LEN_ERR);
+	CU_ASSERT_EQUAL(wc.qp_num, p[0].qb->qp_num);
+	ut_spin(3);
+	while (pv_poll_cq(cq[1], 1, &wc) > 0)
+		n++;
+	CU_ASSERT_EQUAL(n, 0);	/* 51 and 52 stay in the SRQ */
+	while (async_next(ctx[1], &ev) == 0) {
+		if (ev.event_type == PV_EVENT_QP_LAST_WQE_REACHED && ev.element.qp == p[0].qb)
+			last_wqe++;
+		pv_ack_async_event(&ev);
+	}
+	CU_ASSERT_EQUAL(last_wqe, 1);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(post_send(p[1].qa, PV_WR_SEND, 2, sbuf, 2000, NULL, 0), 0);
+		CU_ASSERT_FATAL(ut_wait_wc(cq[1], &wc, 5000));
+		CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc.wr_id, 51 + (uint64_t)i);
+		CU_ASSERT_EQUAL(wc.qp_num, p[1].qb->qp_num);
+		CU_ASSERT_EQUAL(memcmp(slot(1 + i), sbuf, 2000), 0);
+	}
+	pair_destroy(&p[0]);
+	pair_destroy(&p[1]);
+	CU_ASSERT_EQUAL(pv_destroy_srq(srq), 0);
+}
+
 static void
 test_srq_errnos(void)
 {
@@ -914,6 +964,7 @@ main(void)
 	CU_add_test(s, "rnr_empty", test_srq_rnr_empty);
 	CU_add_test(s, "limit_event", test_srq_limit_event);
 	CU_add_test(s, "err_keeps_wqes", test_srq_err_keeps_wqes);
+	CU_add_test(s, "len_err", test_srq_len_err);
 	CU_add_test(s, "errnos", test_srq_errnos);
 	s = CU_add_suite("sroce_uc", NULL, NULL);
 	CU_add_test(s, "opcodes_sizes", test_uc_opcodes_sizes);
