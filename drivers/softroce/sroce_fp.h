@@ -43,12 +43,16 @@ sroce_frame_nombuf(struct sroce_dev *dev)
 /**
  * Start a frame of @p qp: template, lengths, IPv4 checksum, BTH.
  *
+ * Always inlined: with the UC requester as a fourth caller gcc outlined it
+ * (a call per packet, no constant folding of ext_len/ackreq): 4% fewer
+ * 8-byte RC WRITEs per second.
+ *
  * @param ext_len  Extension header bytes after the BTH.
  * @param paylen   Payload bytes (pad is added here and zeroed).
  * @param ext_p    Set to the first byte after the BTH.
  * @return the mbuf (not yet queued), NULL when the pool is empty.
  */
-static inline struct rte_mbuf *
+static __rte_always_inline struct rte_mbuf *
 sroce_frame_start(struct sroce_qp *qp, uint8_t opcode, uint32_t psn, int ackreq, int se,
 		  uint32_t ext_len, uint32_t paylen, uint8_t **ext_p)
 {

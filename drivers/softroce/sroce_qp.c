@@ -47,8 +47,9 @@ sroce_is_valid_wr_opcode(enum pv_wr_opcode op, const int uc)
 	}
 }
 
-/* build one WQE from @p wr; @return 0 or EINVAL */
-static inline int
+/* build one WQE from @p wr; @return 0 or EINVAL. Always inlined: with two
+ * callers (RC, UC) gcc outlined it, one more call per WR (see the commit) */
+static __rte_always_inline int
 sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_swqe *w)
 {
 	uint32_t len = 0;
@@ -108,7 +109,8 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 	return 0;
 }
 
-static inline int
+/* always inlined into its RC and UC variants: @p uc must fold away */
+static __rte_always_inline int
 sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
 		const int uc)
 {

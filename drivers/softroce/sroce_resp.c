@@ -92,15 +92,21 @@ sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	qp->resp.nak_sent = 1;
 }
 
+/*
+ * The helpers taking a const @p srq are always inlined into the two RC
+ * responders (RQ, SRQ): with two callers gcc kept one shared body and tested
+ * the flag per packet (3.5% fewer 8-byte WRITEs per second, see the commit).
+ */
+
 /* the receive WQE of the message in progress (ready: see sroce_resp_rwqe_ready()) */
-static inline struct sroce_rwqe *
+static __rte_always_inline struct sroce_rwqe *
 sroce_resp_rwqe(const struct sroce_qp *qp, const int srq)
 {
 	return srq ? qp->srq_wqe : sroce_rwqe_at(qp, qp->rq_ci);
 }
 
 /* make a receive WQE current; @return 0, or -ENOENT none posted (RNR) */
-static inline int
+static __rte_always_inline int
 sroce_resp_rwqe_ready(struct sroce_qp *qp, const int srq)
 {
 	if (!srq)
@@ -111,7 +117,7 @@ sroce_resp_rwqe_ready(struct sroce_qp *qp, const int srq)
 	return sroce_srq_take(qp);
 }
 
-static inline void
+static __rte_always_inline void
 sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint32_t byte_len,
 			 enum pv_wc_opcode opcode, const int srq)
 {
@@ -139,7 +145,7 @@ sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint3
 	pv_sroce_cq_event(qp->rcq, pkt->se);
 }
 
-static inline void
+static __rte_always_inline void
 sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags, const int srq)
 {
 	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
@@ -186,7 +192,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 		sroce_resp_pend(qp, SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, pkt->psn);
 }
 
-static inline void
+static __rte_always_inline void
 sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags, const int srq)
 {
 	int first = (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) != 0;
@@ -404,7 +410,7 @@ sroce_resp_not_rts(struct sroce_qp *qp)
 	return 0;
 }
 
-static inline void
+static __rte_always_inline void
 sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt, const int srq)
 {
 	uint16_t flags = pv_sroce_opcode_info[pkt->opcode].flags;
