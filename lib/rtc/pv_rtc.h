@@ -77,10 +77,14 @@ PV_EXPORT int pv_init(int argc, char **argv);
  * Tear pollverbs down, in this order: ask every worker lcore's loop to stop
  * and wait for all worker lcores to return (so a worker left in
  * pv_rtc_loop_run() is fine, one in a loop of its own is not), run the tasks
- * still queued for the control thread and join it, call the cleanup hooks of
- * other components (lib/verbs removes its devices there) in reverse order of
- * registration, free the message rings and the device arguments, then
- * rte_eal_cleanup().
+ * still queued for the control thread and join it, park EAL's interrupt
+ * thread (it finishes the callback it runs, then runs no interrupt or alarm
+ * callback again, until the process exits: DPDK 22.11 never stops it, and
+ * PMD callbacks on it raced device teardown and touched memory
+ * rte_eal_cleanup() unmaps; an eventfd stays open for it), call the
+ * cleanup hooks of other components (lib/verbs removes its devices there) in
+ * reverse order of registration, free the message rings and the device
+ * arguments, then rte_eal_cleanup().
  * @return 0, -EINVAL pv_init() did not succeed or pv_cleanup() already ran,
  *         or rte_eal_cleanup()'s rte_errno negated.
  * Thread: main thread.

@@ -14,10 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_interrupts.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
@@ -35,6 +39,9 @@ RTE_LOG_REGISTER_DEFAULT(pv_rtc_logtype, NOTICE);
  */
 #define RTC_MEMLOCK_DEFAULT_BYTES	(64ULL << 20)
 #define RTC_CAP_IPC_LOCK	14	/* linux/capability.h */
+/* how long pv_cleanup() waits for EAL's interrupt thread to come to a stop */
+#define RTC_INTR_PARK_WAIT_US	2000000
+#define RTC_INTR_PARK_POLL_US	100
 
 enum rtc_state {
 	RTC_STATE_NONE,		/* pv_init() not called yet */
@@ -67,6 +74,7 @@ static int rtc_nb_devargs;
 static pv_rtc_cleanup_fn rtc_hooks[PV_RTC_MAX_CLEANUP_HOOKS];
 static unsigned int rtc_nb_hooks;
 static char rtc_no_huge_opt[] = "--no-huge";
+static int rtc_intr_parked;	/* atomic: EAL's interrupt thread is held */
 
 static int
 rtc_rlimit_get_sys(struct rlimit *rl)
@@ -414,6 +422,86 @@ rtc_state_move(int from, int to)
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* Interrupt callback: hold EAL's interrupt thread here until the process exits. */
+static void
+rtc_intr_park_cb(void *arg __rte_unused)
+{
+	__atomic_store_n(&rtc_intr_parked, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+}
+
+/*
+ * Stop EAL's interrupt thread for good before devices and EAL go away.
+ *
+ * DPDK 22.11 runs PMD interrupt callbacks on that thread and never stops it:
+ * rte_eal_cleanup() unmaps EAL memory under it. Two PMD callbacks made
+ * pollverbs processes crash or corrupt memory at exit:
+ * - memif handles its peer's disconnect there (memif_disconnect() unmaps and
+ *   rte_free()s the shared regions) with no lock against rte_eth_dev_stop()
+ *   and rte_eth_dev_close() on the main thread; both ends of a memif pair
+ *   stop at about the same time, so the regions were freed twice ("EAL:
+ *   Error: Invalid memory") and the thread could still be in memif on a
+ *   closed port;
+ * - a memif server's close leaves its listening socket registered, with its
+ *   interrupt handle in EAL memory: the thread reads it whenever it rebuilds
+ *   its epoll set, which every unregistration requests (rte_eal_cleanup()'s
+ *   own too), and then it may already be unmapped (SIGSEGV in
+ *   rte_intr_fd_get()).
+ * The thread runs callbacks one at a time, holding no lock of EAL's while
+ * one runs: parked in a callback of a source of our own (an eventfd), it
+ * runs no other again, so device removal and rte_eal_cleanup() run alone.
+ * What they unregister is only unlinked (a callback not running is removed
+ * at once); alarms set from now on never fire. Not an alarm callback:
+ * rte_eal_cleanup() waits for the alarm source to be idle (22.11.11).
+ * The source stays registered and its eventfd open until the process exits.
+ */
+static void
+rtc_intr_park(void)
+{
+	struct rte_intr_handle *ih;
+	uint64_t one = 1, waited_us;
+	int fd, ret;
+
+	if (rte_thread_is_intr())
+		return;
+	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0) {
+		RTC_LOG(WARNING, "cannot park EAL's interrupt thread: eventfd: %s",
+			strerror(errno));
+		return;
+	}
+	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	ret = ih == NULL ? -ENOMEM : rte_intr_fd_set(ih, fd);
+	if (ret == 0)
+		ret = rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT);
+	if (ret == 0)
+		ret = rte_intr_callback_register(ih, rtc_intr_park_cb, NULL);
+	/* the registered source holds a copy of the handle */
+	rte_intr_instance_free(ih);
+	if (ret != 0) {
+		RTC_LOG(WARNING, "cannot park EAL's interrupt thread: %s", rte_strerror(-ret));
+		close(fd);
+		return;
+	}
+	if (write(fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+		RTC_LOG(WARNING, "cannot park EAL's interrupt thread: eventfd write: %s",
+			strerror(errno));
+		return;
+	}
+	for (waited_us = 0; !__atomic_load_n(&rtc_intr_parked, __ATOMIC_ACQUIRE);
+	     waited_us += RTC_INTR_PARK_POLL_US) {
+		if (waited_us >= RTC_INTR_PARK_WAIT_US) {
+			/* a callback that does not return: the thread parks
+			 * whenever it does */
+			RTC_LOG(WARNING, "EAL's interrupt thread busy for %u ms: cleaning up "
+				"while it runs", RTC_INTR_PARK_WAIT_US / 1000);
+			return;
+		}
+		rte_delay_us_sleep(RTC_INTR_PARK_POLL_US);
+	}
+}
+
 int
 pv_init(int argc, char **argv)
 {
@@ -465,6 +553,7 @@ pv_init(int argc, char **argv)
 err_msg:
 	pv_rtc_msg_fini();
 err_eal:
+	rtc_intr_park();
 	rte_eal_cleanup();
 err_args:
 	rtc_args_free(&a);
@@ -487,6 +576,8 @@ pv_cleanup(void)
 	pv_rtc_loop_stop_all();
 	rte_eal_mp_wait_lcore();
 	pv_rtc_ctrl_stop();
+	/* no PMD callback may run while devices and EAL are torn down */
+	rtc_intr_park();
 	for (i = rtc_nb_hooks; i > 0; i--)
 		rtc_hooks[i - 1]();
 	pv_rtc_msg_fini();

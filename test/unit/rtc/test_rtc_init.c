@@ -4,11 +4,13 @@
 
 /*
  * Suite rtc_init: option extraction, argv permutation, the memlock decision,
- * cleanup hooks, pv_init()/pv_cleanup() once each (one EAL per process).
+ * cleanup hooks, pv_init()/pv_cleanup() once each (one EAL per process),
+ * EAL's interrupt thread parked by pv_cleanup() before the hooks.
  */
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "rtc_init.c"
@@ -216,6 +218,7 @@ test_memlock_check(void)
 
 static unsigned int ut_hook_calls;
 static unsigned int ut_hook_order[3];
+static int ut_hook_saw_parked;	/* a hook ran after the interrupt thread parked */
 
 static void
 ut_hook_a(void)
@@ -227,6 +230,7 @@ static void
 ut_hook_b(void)
 {
 	ut_hook_order[ut_hook_calls++ % 3] = 'b';
+	ut_hook_saw_parked = __atomic_load_n(&rtc_intr_parked, __ATOMIC_ACQUIRE);
 }
 
 static void
@@ -330,16 +334,64 @@ test_init(void)
 	CU_ASSERT_FALSE(pv_rtc_is_ctrl_thread());
 }
 
+/* an interrupt source of the test's: an eventfd, and its callback's count */
+static int ut_intr_fd = -1;
+static unsigned int ut_intr_calls;
+
+static void
+ut_intr_cb(void *arg)
+{
+	uint64_t v;
+
+	RTE_SET_USED(arg);
+	if (read(ut_intr_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		__atomic_add_fetch(&ut_intr_calls, 1, __ATOMIC_RELEASE);
+}
+
+/* signal the source, then wait up to @p ms for its callback count to reach @p n */
+static int
+ut_intr_kick_wait(unsigned int n, unsigned int ms)
+{
+	uint64_t one = 1;
+	unsigned int i;
+
+	if (write(ut_intr_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		return -1;
+	for (i = 0; i < ms && __atomic_load_n(&ut_intr_calls, __ATOMIC_ACQUIRE) < n; i++)
+		usleep(1000);
+	return __atomic_load_n(&ut_intr_calls, __ATOMIC_ACQUIRE) >= n ? 0 : -1;
+}
+
 static void
 test_cleanup(void)
 {
+	struct rte_intr_handle *ih;
 	int nb = -1;
 
+	/* EAL's interrupt thread runs callbacks until pv_cleanup() */
+	ut_intr_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	CU_ASSERT_FATAL(ut_intr_fd >= 0);
+	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ih);
+	CU_ASSERT_EQUAL_FATAL(rte_intr_fd_set(ih, ut_intr_fd), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_intr_callback_register(ih, ut_intr_cb, NULL), 0);
+	rte_intr_instance_free(ih);
+	CU_ASSERT_EQUAL(ut_intr_kick_wait(1, 5000), 0);
+	CU_ASSERT_FALSE(__atomic_load_n(&rtc_intr_parked, __ATOMIC_ACQUIRE));
+
 	ut_hook_calls = 0;
+	ut_hook_saw_parked = 0;
 	CU_ASSERT_EQUAL(pv_cleanup(), 0);
 	CU_ASSERT_EQUAL(ut_hook_calls, 2);
 	CU_ASSERT_EQUAL(ut_hook_order[0], 'b');		/* reverse order */
 	CU_ASSERT_EQUAL(ut_hook_order[1], 'a');
+	/* parked before the hooks (device removal) ran, and for good: the
+	 * source's next signal is never handled */
+	CU_ASSERT_TRUE(ut_hook_saw_parked);
+	CU_ASSERT_EQUAL(ut_intr_kick_wait(2, 200), -1);
+	CU_ASSERT_EQUAL(__atomic_load_n(&ut_intr_calls, __ATOMIC_ACQUIRE), 1);
+	close(ut_intr_fd);
 	CU_ASSERT_PTR_NULL(pv_rtc_devargs(&nb));
 	CU_ASSERT_EQUAL(nb, 0);
 	CU_ASSERT_EQUAL(pv_rtc_ctrl_call(ut_hook_nop_msg, NULL, 0), -ESHUTDOWN);
