@@ -420,27 +420,43 @@ sroce_link_monitor_stop(struct sroce_dev *dev)
 	}
 }
 
+/*
+ * @p close_port: removal; stop and close the port, then free the mbuf pool
+ * its queues used. Otherwise (a probe that failed) the port is only stopped
+ * and stays the application's, and so does the pool, which its queues may
+ * still name.
+ */
 static void
-sroce_dev_free(struct sroce_dev *dev)
+sroce_dev_free(struct sroce_dev *dev, int close_port)
 {
+	int ret;
+
 	sroce_stats_log(dev);
 	/* contexts left open at pv_cleanup() */
 	sroce_link_monitor_stop(dev);
-	if (dev->port_started) {
-		(void)rte_eth_dev_stop(dev->port_id);
-		dev->port_started = 0;
-	}
 	while (dev->tx_head != dev->tx_tail) {
 		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
 		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
+	}
+	if (dev->port_started) {
+		ret = rte_eth_dev_stop(dev->port_id);
+		if (ret != 0)
+			SROCE_LOG(WARNING, "port %s: stop: %s", dev->port_name, rte_strerror(-ret));
+		dev->port_started = 0;
+	}
+	if (close_port) {
+		ret = rte_eth_dev_close(dev->port_id);
+		if (ret != 0)
+			SROCE_LOG(WARNING, "port %s: close: %s", dev->port_name, rte_strerror(-ret));
 	}
 	if (dev->pcapng != NULL) {
 		rte_pcapng_close(dev->pcapng);	/* closes the file */
 		dev->pcapng = NULL;
 	}
 	rte_mempool_free(dev->pcap_mp);
-	/* the pool stays: the PMD may still reference mbufs of it until the
-	 * port is closed by EAL cleanup */
+	/* closed, the port holds no mbuf of the pool (rx queue release) */
+	if (close_port)
+		rte_mempool_free(dev->mp);
 	rte_free(dev);
 }
 
@@ -516,7 +532,7 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	return 0;
 
 err_free:
-	sroce_dev_free(dev);
+	sroce_dev_free(dev, 0);
 	return ret;
 }
 
@@ -541,7 +557,7 @@ sroce_probe(const char *const *devargs, int nb_devargs)
 		ret = pv_device_add(sroce_driver_p, &dev->ibdev);
 		if (ret != 0) {
 			SROCE_LOG(ERR, "%s: registry: %s", dev->ibdev.name, rte_strerror(-ret));
-			sroce_dev_free(dev);
+			sroce_dev_free(dev, 0);
 			continue;
 		}
 		sroce_devs[sroce_nb_devs++] = dev;
@@ -570,7 +586,7 @@ sroce_remove(struct pv_device *device)
 			break;
 		}
 	}
-	sroce_dev_free(dev);
+	sroce_dev_free(dev, 1);
 }
 
 static struct pv_context *
