@@ -157,6 +157,9 @@ int perf_comm_connect(struct perf_run *r);
 int perf_comm_params(struct perf_run *r);
 int perf_comm_exchange(struct perf_run *r);
 int perf_comm_sync(struct perf_run *r);
+/* after the last sync: a barrier that does not progress, so that neither
+ * side stops its port while the other still polls it */
+int perf_comm_quiesce(struct perf_run *r);
 int perf_comm_result_send(struct perf_run *r, const struct perf_result *res);
 int perf_comm_result_recv(struct perf_run *r, struct perf_result *res);
 int perf_comm_result_recv_poll(struct perf_run *r, struct perf_result *res,

@@ -384,6 +384,27 @@ perf_comm_sync(struct perf_run *r)
 	return ret;
 }
 
+/*
+ * The last perf_comm_sync() progresses the device while it waits, so the
+ * side that leaves it first would stop its port under the other's last
+ * progress calls: a net_memif peer's disconnect unmaps the rings that a
+ * poll of this side may be reading (DPDK 22.11 handles it on EAL's
+ * interrupt thread, unsynchronised with the data path). This barrier does
+ * not progress: when it returns, the peer polls its port no more.
+ */
+int
+perf_comm_quiesce(struct perf_run *r)
+{
+	int ret;
+
+	if (r->p.perftest)
+		return 0;	/* perftest's conversation has no such step */
+	ret = pv_cm_oob_barrier(r->fd, NULL, NULL, PERF_OOB_TIMEOUT_MS);
+	if (ret < 0)
+		fprintf(stderr, "pv-perf: final barrier with the peer: %s\n", strerror(-ret));
+	return ret;
+}
+
 int
 perf_comm_result_send(struct perf_run *r, const struct perf_result *res)
 {

@@ -119,6 +119,9 @@ perf_run_all(struct perf_run *r)
 	perf_report_end(r, bad);
 	/* neither side tears its QP down while the other may still need ACKs */
 	ret = perf_comm_sync(r);
+	/* nor stops its port while the other may still poll it */
+	if (ret == 0)
+		ret = perf_comm_quiesce(r);
 	return ret < 0 ? ret : bad ? -EIO : 0;
 }
 
