@@ -14,6 +14,16 @@
 #define PV_APP_MODEL_MEM_MB	"512"
 #define PV_APP_MIN_HUGE_KB	(512 * 1024)
 #define PV_APP_SOCKET_WAIT_S	30
+/*
+ * Path MTU 4096: softroce on an Ethernet MTU of 9000, and memif buffers that
+ * hold its largest frame (4096 + headers <= 4352 bytes) in one descriptor
+ * (memif's chained descriptors garble mixed frame sizes in DPDK 22.11).
+ * memif's default 2048-byte buffers and softroce's default MTU of 1500 give
+ * path MTU 1024 and a third of the bandwidth. usertools/pv-demo.sh uses the
+ * same.
+ */
+#define PV_APP_SROCE_MTU	"9000"
+#define PV_APP_MEMIF_BSIZE	"4352"
 
 /* Nonzero when hugetlbfs is mounted and enough huge pages are free. */
 static int
@@ -90,10 +100,10 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 	snprintf(lcore, sizeof(lcore), "%d", server || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : 1);
 	snprintf(prefix, sizeof(prefix), "--file-prefix=pv-%s-%s-%u", app, server ? "s" : "c",
 		 tcp_port);
-	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
-		 server ? "server" : "client", sock);
-	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=%s",
-		 server ? PV_APP_SERVER_IP : PV_APP_CLIENT_IP);
+	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no,"
+		 "bsize=" PV_APP_MEMIF_BSIZE, server ? "server" : "client", sock);
+	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=%s,mtu="
+		 PV_APP_SROCE_MTU, server ? PV_APP_SERVER_IP : PV_APP_CLIENT_IP);
 	eal[n++] = (char *)prog;
 	eal[n++] = "--no-pci";
 	eal[n++] = "-l";

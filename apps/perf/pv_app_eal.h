@@ -17,7 +17,9 @@
  * Build EAL arguments for softroce over net_memif between two processes
  * on this machine: the server (lcore 0, memif server, 10.99.0.1) and the
  * client (lcore 1, or 0 on a one-CPU machine; memif client, 10.99.0.2),
- * meeting on the memif socket /tmp/pv-<app>-<tcp_port>.sock. Hugepages when
+ * meeting on the memif socket /tmp/pv-<app>-<tcp_port>.sock, with 4352-byte
+ * memif buffers (bsize) and softroce's Ethernet MTU at 9000: path MTU 4096,
+ * as usertools/pv-demo.sh. Hugepages when
  * hugetlbfs is mounted and 512 MiB are free, else --no-huge -m 1024. The
  * server removes a stale socket; the client waits up to 30 s for it.
  * Prints the arguments it chose.
