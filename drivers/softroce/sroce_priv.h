@@ -456,6 +456,29 @@ uint8_t *pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *
 int pv_sroce_mr_local(const struct sroce_dev *dev, const struct sroce_pd *pd,
 		      const struct pv_sge *sge, int need_write, struct sroce_sge *out);
 
+/*
+ * Fill receive WQE @p r from @p wr (SGE count already checked): every SGE
+ * must name a local MR of @p pd with LOCAL_WRITE. Shared by the QP's RQ and
+ * the SRQ. Returns 0 or EINVAL (positive: the post_recv errno).
+ */
+static inline int
+sroce_rwqe_fill(const struct sroce_dev *dev, const struct sroce_pd *pd,
+		struct sroce_rwqe *r, const struct pv_recv_wr *wr)
+{
+	uint32_t len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (unlikely(pv_sroce_mr_local(dev, pd, &wr->sg_list[i], 1, &r->sge[i]) != 0))
+			return EINVAL;
+		len += wr->sg_list[i].length;
+	}
+	r->wr_id = wr->wr_id;
+	r->num_sge = wr->num_sge;
+	r->length = len;
+	return 0;
+}
+
 /* sroce_cq.c */
 struct pv_cq *pv_sroce_cq_create(struct pv_context *context, int cqe,
 				 struct pv_comp_channel *channel, int comp_vector);

@@ -167,7 +167,7 @@ static int
 sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = sroce_qp(ibqp);
-	int ret = 0, i;
+	int ret = 0;
 
 	if (unlikely(qp->state == PV_QPS_RESET)) {
 		*bad_wr = wr;
@@ -175,7 +175,6 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 	}
 	for (; wr != NULL; wr = wr->next) {
 		struct sroce_rwqe *r;
-		uint32_t len = 0;
 
 		if (unlikely(wr->num_sge < 0 ||
 			     (uint32_t)wr->num_sge > qp->ibqp.cap.max_recv_sge)) {
@@ -187,19 +186,9 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 			break;
 		}
 		r = sroce_rwqe_at(qp, qp->rq_pi);
-		for (i = 0; i < wr->num_sge; i++) {
-			if (unlikely(pv_sroce_mr_local(qp->dev, qp->pd, &wr->sg_list[i], 1,
-						       &r->sge[i]) != 0)) {
-				ret = EINVAL;
-				break;
-			}
-			len += wr->sg_list[i].length;
-		}
+		ret = sroce_rwqe_fill(qp->dev, qp->pd, r, wr);
 		if (unlikely(ret != 0))
 			break;
-		r->wr_id = wr->wr_id;
-		r->num_sge = wr->num_sge;
-		r->length = len;
 		qp->rq_pi++;
 	}
 	if (unlikely(ret != 0))

@@ -28,11 +28,10 @@ static int
 sroce_srq_post_recv(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = sroce_srq(ibsrq);
-	int ret = 0, i;
+	int ret = 0;
 
 	for (; wr != NULL; wr = wr->next) {
 		struct sroce_rwqe *r;
-		uint32_t len = 0;
 
 		if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge)) {
 			ret = EINVAL;
@@ -43,19 +42,9 @@ sroce_srq_post_recv(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_
 			break;
 		}
 		r = sroce_srq_wqe_at(srq, srq->pi);
-		for (i = 0; i < wr->num_sge; i++) {
-			if (unlikely(pv_sroce_mr_local(srq->dev, srq->pd, &wr->sg_list[i], 1,
-						       &r->sge[i]) != 0)) {
-				ret = EINVAL;
-				break;
-			}
-			len += wr->sg_list[i].length;
-		}
+		ret = sroce_rwqe_fill(srq->dev, srq->pd, r, wr);
 		if (unlikely(ret != 0))
 			break;
-		r->wr_id = wr->wr_id;
-		r->num_sge = wr->num_sge;
-		r->length = len;
 		srq->pi++;
 	}
 	if (unlikely(ret != 0))
