@@ -16,7 +16,6 @@
  */
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,8 +26,8 @@
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
+#include <rte_common.h>
 #include <rte_ethdev.h>
-#include <rte_ring.h>
 
 #include "pv_rtc.h"
 #include "pv_verbs.h"
@@ -521,35 +520,6 @@ test_req_err_on_responder(void)
 	pair_destroy(&p);
 }
 
-typedef int (*from_rings_fn)(const char *, struct rte_ring *const[], const unsigned int,
-			     struct rte_ring *const[], const unsigned int, const unsigned int);
-
-static int
-make_ports(void)
-{
-	struct rte_ring *ab, *ba;
-	from_rings_fn from_rings;
-	void *h;
-
-	/* the ring PMD is an EAL plugin: find it by soname */
-	h = dlopen("librte_net_ring.so.23", RTLD_NOW | RTLD_NOLOAD);
-	if (h == NULL)
-		h = dlopen("librte_net_ring.so.23", RTLD_NOW);
-	if (h == NULL)
-		return -ENOENT;
-	from_rings = (from_rings_fn)(uintptr_t)dlsym(h, "rte_eth_from_rings");
-	if (from_rings == NULL)
-		return -ENOENT;
-	ab = rte_ring_create("sroce_ev_ab", 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ba = rte_ring_create("sroce_ev_ba", 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ab == NULL || ba == NULL)
-		return -ENOMEM;
-	if (from_rings("sroce_ev_a", &ba, 1, &ab, 1, 0) < 0 ||
-	    from_rings("sroce_ev_b", &ab, 1, &ba, 1, 0) < 0)
-		return -EIO;
-	return 0;
-}
-
 static int
 suite_init(void)
 {
@@ -619,7 +589,7 @@ main(void)
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;
 	}
-	if (make_ports() != 0) {
+	if (ut_ring_ports_crossed("sroce_ev", 1024) != 0) {
 		fprintf(stderr, "net_ring PMD not available\n");
 		return 77;
 	}

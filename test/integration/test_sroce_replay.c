@@ -57,7 +57,6 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1429,23 +1428,14 @@ test_replay(void)
 
 /* ---------------------------------------------------------------------- */
 
-typedef int (*from_rings_fn)(const char *, struct rte_ring *const[], const unsigned int,
-			     struct rte_ring *const[], const unsigned int, const unsigned int);
-
 static int
 rp_ports_make(void)
 {
-	from_rings_fn from_rings;
+	ut_from_rings_fn from_rings;
 	char name[32];
-	void *h;
 	int s;
 
-	h = dlopen("librte_net_ring.so.23", RTLD_NOW | RTLD_NOLOAD);
-	if (h == NULL)
-		h = dlopen("librte_net_ring.so.23", RTLD_NOW);
-	if (h == NULL)
-		return -ENOENT;
-	from_rings = (from_rings_fn)(uintptr_t)dlsym(h, "rte_eth_from_rings");
+	from_rings = ut_from_rings();
 	if (from_rings == NULL)
 		return -ENOENT;
 	for (s = 0; s < 2; s++) {

@@ -11,14 +11,13 @@
  */
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
-#include <rte_ring.h>
+#include <rte_common.h>
 
 #include "pv_rtc.h"
 #include "pv_sroce.h"
@@ -619,36 +618,6 @@ test_bad_frames_counted(void)
 
 /* ---------------------------------------------------------------------- */
 
-typedef int (*from_rings_fn)(const char *, struct rte_ring *const[], const unsigned int,
-			     struct rte_ring *const[], const unsigned int, const unsigned int);
-
-static int
-make_ports(void)
-{
-	struct rte_ring *ab, *ba;
-	from_rings_fn from_rings;
-	void *h;
-
-	/* the ring PMD was loaded by EAL as a plugin: find it by soname; the
-	 * ports it creates are named "net_ring_<name>" */
-	h = dlopen("librte_net_ring.so.23", RTLD_NOW | RTLD_NOLOAD);
-	if (h == NULL)
-		h = dlopen("librte_net_ring.so.23", RTLD_NOW);
-	if (h == NULL)
-		return -ENOENT;
-	from_rings = (from_rings_fn)(uintptr_t)dlsym(h, "rte_eth_from_rings");
-	if (from_rings == NULL)
-		return -ENOENT;
-	ab = rte_ring_create("sroce_ut_ab", 4096, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ba = rte_ring_create("sroce_ut_ba", 4096, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ab == NULL || ba == NULL)
-		return -ENOMEM;
-	if (from_rings("sroce_ut_a", &ba, 1, &ab, 1, 0) < 0 ||
-	    from_rings("sroce_ut_b", &ab, 1, &ba, 1, 0) < 0)
-		return -EIO;
-	return 0;
-}
-
 static int
 suite_init(void)
 {
@@ -718,7 +687,7 @@ main(void)
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;
 	}
-	if (make_ports() != 0) {
+	if (ut_ring_ports_crossed("sroce_ut", 4096) != 0) {
 		fprintf(stderr, "net_ring PMD not available\n");
 		return 77;
 	}

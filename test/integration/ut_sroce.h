@@ -4,7 +4,9 @@
 
 /*
  * Helpers of the softroce integration tests: QP set-up and connection,
- * completion waits with progress on every context the test drives.
+ * completion waits with progress on every context the test drives. The
+ * inline ones are here; the others are in ut_sroce.c, which meson compiles
+ * into each test.
  */
 
 #ifndef PV_TEST_INTEGRATION_UT_SROCE_H
@@ -21,8 +23,25 @@
 
 #define UT_MAX_CTX 2
 
-/* contexts progressed while a test waits */
-static struct pv_context *ut_progress_ctx[UT_MAX_CTX];
+struct rte_ring;
+
+/* contexts progressed while a test waits (defined in ut_sroce.c) */
+extern struct pv_context *ut_progress_ctx[UT_MAX_CTX];
+
+/* rte_eth_from_rings() of the net_ring PMD */
+typedef int (*ut_from_rings_fn)(const char *name, struct rte_ring *const rx[],
+				const unsigned int nb_rx, struct rte_ring *const tx[],
+				const unsigned int nb_tx, const unsigned int numa_node);
+
+/* rte_eth_from_rings(), looked up in the net_ring PMD EAL loaded; NULL without it */
+ut_from_rings_fn ut_from_rings(void);
+
+/*
+ * Two net_ring ports "net_ring_<name>_a" and "net_ring_<name>_b" whose rings
+ * (<name>_ab, <name>_ba, @p slots each) are crossed: A's TX ring is B's RX ring.
+ * @return 0, -ENOENT without the ring PMD, -ENOMEM, -EIO
+ */
+int ut_ring_ports_crossed(const char *name, unsigned int slots);
 
 static inline uint64_t
 ut_now_ms(void)
