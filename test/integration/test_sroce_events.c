@@ -17,7 +17,6 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,38 +265,6 @@ test_memif_peer_port_events(void)
 /* ---------------------------------------------------------------------- */
 /* net_ring, one process                                                  */
 
-struct rtr_job {
-	struct pv_qp *qp;
-	struct ut_peer peer;
-	int done;
-	int ret;
-};
-
-static void *
-rtr_thread(void *arg)
-{
-	struct rtr_job *j = arg;
-
-	j->ret = ut_qp_rtr(j->qp, &ut_qp_defaults, &j->peer, PV_MTU_1024);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* RTR resolves the peer's MAC: progress the peer meanwhile */
-static int
-rtr_with_peer(struct pv_qp *qp, const struct ut_peer *peer, struct pv_context *other)
-{
-	struct rtr_job j = { .qp = qp, .peer = *peer };
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, rtr_thread, &j) != 0)
-		return errno;
-	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
-		pv_progress(other);
-	pthread_join(t, NULL);
-	return j.ret;
-}
-
 struct pair {
 	struct pv_qp *qa, *qb;
 	struct ut_peer pa, pb;
@@ -322,8 +289,10 @@ pair_connect(struct pair *p, int rts)
 	pv_query_gid(ctx[1], 1, 1, &p->pb.gid);
 	ret = ut_qp_init(p->qa, &ut_qp_defaults);
 	ret = ret ? ret : ut_qp_init(p->qb, &ut_qp_defaults);
-	ret = ret ? ret : rtr_with_peer(p->qa, &p->pb, ctx[1]);
-	ret = ret ? ret : rtr_with_peer(p->qb, &p->pa, ctx[0]);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qa, &ut_qp_defaults, &p->pb, PV_MTU_1024,
+						   ctx[1]);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qb, &ut_qp_defaults, &p->pa, PV_MTU_1024,
+						   ctx[0]);
 	if (ret == 0 && rts) {
 		ret = ut_qp_rts(p->qa, &ut_qp_defaults, p->pa.psn);
 		ret = ret ? ret : ut_qp_rts(p->qb, &ut_qp_defaults, p->pb.psn);

@@ -16,7 +16,6 @@
 
 #include <arpa/inet.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,38 +45,6 @@ static struct pv_mr *lmr, *rmr;
 static struct pv_qp *qa, *qb;
 static time_t t_start;
 
-struct rtr_job {
-	struct pv_qp *qp;
-	struct ut_peer peer;
-	volatile int done;
-	int ret;
-};
-
-static void *
-rtr_thread(void *arg)
-{
-	struct rtr_job *j = arg;
-
-	j->ret = ut_qp_rtr(j->qp, &ut_qp_defaults, &j->peer, PV_MTU_1024);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* RTR blocks on ARP: run it on a helper thread while this one progresses the peer */
-static int
-rtr_with_peer(struct pv_qp *qp, const struct ut_peer *peer, struct pv_context *other)
-{
-	struct rtr_job j = { .qp = qp, .peer = *peer };
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, rtr_thread, &j) != 0)
-		return errno;
-	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
-		pv_progress(other);
-	pthread_join(t, NULL);
-	return j.ret;
-}
-
 static int
 connect_pair(void)
 {
@@ -98,8 +65,8 @@ connect_pair(void)
 	pv_query_gid(ctx[1], 1, 1, &pb.gid);
 	ret = ut_qp_init(qa, &ut_qp_defaults);
 	ret = ret ? ret : ut_qp_init(qb, &ut_qp_defaults);
-	ret = ret ? ret : rtr_with_peer(qa, &pb, ctx[1]);
-	ret = ret ? ret : rtr_with_peer(qb, &pa, ctx[0]);
+	ret = ret ? ret : ut_qp_rtr_progress(qa, &ut_qp_defaults, &pb, PV_MTU_1024, ctx[1]);
+	ret = ret ? ret : ut_qp_rtr_progress(qb, &ut_qp_defaults, &pa, PV_MTU_1024, ctx[0]);
 	ret = ret ? ret : ut_qp_rts(qa, &ut_qp_defaults, pa.psn);
 	ret = ret ? ret : ut_qp_rts(qb, &ut_qp_defaults, pb.psn);
 	return ret;

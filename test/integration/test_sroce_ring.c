@@ -11,7 +11,6 @@
  */
 
 #include <arpa/inet.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,40 +37,6 @@ struct pair {
 	struct pv_qp *qa, *qb;
 };
 
-struct rtr_job {
-	struct pv_qp *qp;
-	const struct ut_qp_opts *o;
-	struct ut_peer peer;
-	volatile int done;
-	int ret;
-};
-
-static void *
-rtr_thread(void *arg)
-{
-	struct rtr_job *j = arg;
-
-	j->ret = ut_qp_rtr(j->qp, j->o, &j->peer, port_mtu);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* RTR blocks on ARP: run it on a helper thread while this one progresses the peer */
-static int
-rtr_with_peer(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
-	      struct pv_context *other)
-{
-	struct rtr_job j = { .qp = qp, .o = o, .peer = *peer };
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, rtr_thread, &j) != 0)
-		return errno;
-	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
-		pv_progress(other);
-	pthread_join(t, NULL);
-	return j.ret;
-}
-
 static int
 pair_connect(struct pair *p, const struct ut_qp_opts *oa, const struct ut_qp_opts *ob)
 {
@@ -92,8 +57,8 @@ pair_connect(struct pair *p, const struct ut_qp_opts *oa, const struct ut_qp_opt
 	pv_query_gid(ctx[1], 1, 1, &pb.gid);
 	ret = ut_qp_init(p->qa, oa);
 	ret = ret ? ret : ut_qp_init(p->qb, ob);
-	ret = ret ? ret : rtr_with_peer(p->qa, oa, &pb, ctx[1]);
-	ret = ret ? ret : rtr_with_peer(p->qb, ob, &pa, ctx[0]);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qa, oa, &pb, port_mtu, ctx[1]);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qb, ob, &pa, port_mtu, ctx[0]);
 	ret = ret ? ret : ut_qp_rts(p->qa, oa, pa.psn);
 	ret = ret ? ret : ut_qp_rts(p->qb, ob, pb.psn);
 	return ret;

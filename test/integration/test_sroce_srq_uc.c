@@ -23,7 +23,6 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,54 +51,30 @@ static struct pv_mr *smr, *rmr;
 /* Connection helpers                                                     */
 /* ---------------------------------------------------------------------- */
 
-struct rtr_job {
-	struct pv_qp *qp;
-	struct pv_qp_attr a;
-	int mask;
-	volatile int done;
-	int ret;
-};
-
-static void *
-rtr_thread(void *arg)
-{
-	struct rtr_job *j = arg;
-
-	j->ret = pv_modify_qp(j->qp, &j->a, j->mask);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 /* RTR blocks on ARP: run it on a helper thread while this one progresses the peer */
 static int
 qp_rtr(struct pv_qp *qp, const struct pv_qp *peer, uint32_t peer_psn, struct pv_context *other)
 {
-	struct rtr_job j;
-	pthread_t t;
+	struct pv_qp_attr a;
+	int mask;
 
-	memset(&j, 0, sizeof(j));
-	j.qp = qp;
-	j.a.qp_state = PV_QPS_RTR;
-	j.a.path_mtu = PV_MTU_1024;
-	j.a.dest_qp_num = peer->qp_num;
-	j.a.rq_psn = peer_psn;
-	j.a.ah_attr.is_global = 1;
-	pv_query_gid(peer->context, 1, 1, &j.a.ah_attr.grh.dgid);
-	j.a.ah_attr.grh.sgid_index = 1;
-	j.a.ah_attr.grh.hop_limit = 64;
-	j.a.ah_attr.port_num = 1;
-	j.mask = PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN | PV_QP_RQ_PSN;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_RTR;
+	a.path_mtu = PV_MTU_1024;
+	a.dest_qp_num = peer->qp_num;
+	a.rq_psn = peer_psn;
+	a.ah_attr.is_global = 1;
+	pv_query_gid(peer->context, 1, 1, &a.ah_attr.grh.dgid);
+	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	mask = PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN | PV_QP_RQ_PSN;
 	if (qp->qp_type == PV_QPT_RC) {
-		j.a.max_dest_rd_atomic = 1;
-		j.a.min_rnr_timer = 1;	/* 10 us */
-		j.mask |= PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 1;	/* 10 us */
+		mask |= PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER;
 	}
-	if (pthread_create(&t, NULL, rtr_thread, &j) != 0)
-		return errno;
-	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
-		pv_progress(other);
-	pthread_join(t, NULL);
-	return j.ret;
+	return ut_modify_qp_progress(qp, &a, mask, other);
 }
 
 static int

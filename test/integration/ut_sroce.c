@@ -4,11 +4,12 @@
 
 /*
  * Set-up shared by the softroce integration tests (declared in ut_sroce.h):
- * net_ring port pairs.
+ * net_ring port pairs, QP transitions that need the peer's progress.
  */
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include <rte_ring.h>
@@ -55,4 +56,46 @@ ut_ring_ports_crossed(const char *name, unsigned int slots)
 	    from_rings(b_name, &ab, 1, &ba, 1, 0) < 0)
 		return -EIO;
 	return 0;
+}
+
+struct ut_modify_job {
+	struct pv_qp *qp;
+	struct pv_qp_attr *a;
+	int mask;
+	int done;
+	int ret;
+};
+
+static void *
+ut_modify_thread(void *arg)
+{
+	struct ut_modify_job *j = arg;
+
+	j->ret = pv_modify_qp(j->qp, j->a, j->mask);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int
+ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask, struct pv_context *other)
+{
+	struct ut_modify_job j = { .qp = qp, .a = a, .mask = mask };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, ut_modify_thread, &j) != 0)
+		return errno;
+	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
+		pv_progress(other);
+	pthread_join(t, NULL);
+	return j.ret;
+}
+
+int
+ut_qp_rtr_progress(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
+		   enum pv_mtu mtu, struct pv_context *other)
+{
+	struct pv_qp_attr a;
+	int mask = ut_qp_rtr_attr(&a, o, peer, mtu);
+
+	return ut_modify_qp_progress(qp, &a, mask, other);
 }

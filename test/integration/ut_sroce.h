@@ -147,27 +147,49 @@ ut_qp_init(struct pv_qp *qp, const struct ut_qp_opts *o)
 			    PV_QP_ACCESS_FLAGS);
 }
 
+/* @p a for RTR towards @p peer; @return its attribute mask */
+static inline int
+ut_qp_rtr_attr(struct pv_qp_attr *a, const struct ut_qp_opts *o, const struct ut_peer *peer,
+	       enum pv_mtu mtu)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = PV_QPS_RTR;
+	a->path_mtu = o->mtu != 0 ? o->mtu : mtu;
+	a->dest_qp_num = peer->qpn;
+	a->rq_psn = peer->psn;
+	a->max_dest_rd_atomic = o->rd_atomic;
+	a->min_rnr_timer = o->min_rnr_timer;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.grh.dgid = peer->gid;
+	a->ah_attr.grh.sgid_index = 1;
+	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.port_num = 1;
+	return PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN | PV_QP_RQ_PSN |
+	       PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER;
+}
+
 static inline int
 ut_qp_rtr(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
 	  enum pv_mtu mtu)
 {
 	struct pv_qp_attr a;
+	int mask = ut_qp_rtr_attr(&a, o, peer, mtu);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTR;
-	a.path_mtu = o->mtu != 0 ? o->mtu : mtu;
-	a.dest_qp_num = peer->qpn;
-	a.rq_psn = peer->psn;
-	a.max_dest_rd_atomic = o->rd_atomic;
-	a.min_rnr_timer = o->min_rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->gid;
-	a.ah_attr.grh.sgid_index = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN |
-			    PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER);
+	return pv_modify_qp(qp, &a, mask);
 }
+
+/*
+ * pv_modify_qp(@p qp, @p a, @p mask) on a helper thread while this one
+ * progresses @p other: RTR resolves the peer's MAC by ARP, which only the
+ * peer's progress answers when both run in one thread.
+ * @return pv_modify_qp()'s, or pthread_create()'s errno
+ */
+int ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask,
+			  struct pv_context *other);
+
+/* ut_qp_rtr() on a helper thread while this one progresses @p other */
+int ut_qp_rtr_progress(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
+		       enum pv_mtu mtu, struct pv_context *other);
 
 static inline int
 ut_qp_rts(struct pv_qp *qp, const struct ut_qp_opts *o, uint32_t psn)
