@@ -265,43 +265,21 @@ test_memif_peer_port_events(void)
 /* ---------------------------------------------------------------------- */
 /* net_ring, one process                                                  */
 
-struct pair {
-	struct pv_qp *qa, *qb;
-	struct ut_peer pa, pb;
-};
-
 /* qa (ctx 0) and qb (ctx 1) to RTR; RTS only when @p rts */
 static int
-pair_connect(struct pair *p, int rts)
+pair_connect(struct ut_pair *p, int rts)
 {
 	int ret;
 
-	memset(p, 0, sizeof(*p));
-	p->qa = ut_qp_create(pd[0], cq[0], DEPTH);
-	p->qb = ut_qp_create(pd[1], cq[1], DEPTH);
-	if (p->qa == NULL || p->qb == NULL)
-		return ENOMEM;
-	p->pa.qpn = p->qa->qp_num;
-	p->pa.psn = 0x100;
-	p->pb.qpn = p->qb->qp_num;
-	p->pb.psn = 0x200;
-	pv_query_gid(ctx[0], 1, 1, &p->pa.gid);
-	pv_query_gid(ctx[1], 1, 1, &p->pb.gid);
-	ret = ut_qp_init(p->qa, &ut_qp_defaults);
-	ret = ret ? ret : ut_qp_init(p->qb, &ut_qp_defaults);
-	ret = ret ? ret : ut_qp_rtr_progress(p->qa, &ut_qp_defaults, &p->pb, PV_MTU_1024,
-						   ctx[1]);
-	ret = ret ? ret : ut_qp_rtr_progress(p->qb, &ut_qp_defaults, &p->pa, PV_MTU_1024,
-						   ctx[0]);
-	if (ret == 0 && rts) {
-		ret = ut_qp_rts(p->qa, &ut_qp_defaults, p->pa.psn);
-		ret = ret ? ret : ut_qp_rts(p->qb, &ut_qp_defaults, p->pb.psn);
-	}
+	ret = ut_pair_rtr(p, pd, cq, DEPTH, &ut_qp_defaults, &ut_qp_defaults, 0x100, 0x200,
+			  PV_MTU_1024);
+	if (ret == 0 && rts)
+		ret = ut_pair_rts(p, &ut_qp_defaults, &ut_qp_defaults);
 	return ret;
 }
 
 static void
-pair_destroy(struct pair *p)
+pair_destroy(struct ut_pair *p)
 {
 	struct pv_wc wc;
 
@@ -363,7 +341,7 @@ static void
 test_comm_est_first_receive_in_rtr(void)
 {
 	struct pv_async_event ev;
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 
 	/* qb stays in RTR: it only receives */
@@ -404,7 +382,7 @@ test_comm_est_first_receive_in_rtr(void)
 static void
 test_no_comm_est_in_rts(void)
 {
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 
 	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, 1), 0);
@@ -420,7 +398,7 @@ static void
 test_access_err_on_responder(void)
 {
 	struct pv_async_event ev;
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 
 	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, 1), 0);
@@ -454,7 +432,7 @@ test_req_err_on_responder(void)
 	struct pv_async_event ev;
 	struct pv_send_wr wr, *bad = NULL;
 	struct pv_sge sge;
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 	uint64_t *target = (uint64_t *)(rbuf + 512);
 

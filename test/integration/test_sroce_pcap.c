@@ -42,43 +42,26 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *lbuf, *rbuf;
 static struct pv_mr *lmr, *rmr;
-static struct pv_qp *qa, *qb;
+static struct ut_pair pair;
 static time_t t_start;
 
 static int
 connect_pair(void)
 {
-	struct ut_peer pa, pb;
 	int ret;
 
-	qa = ut_qp_create(pd[0], cq[0], DEPTH);
-	qb = ut_qp_create(pd[1], cq[1], DEPTH);
-	if (qa == NULL || qb == NULL)
-		return ENOMEM;
-	memset(&pa, 0, sizeof(pa));
-	memset(&pb, 0, sizeof(pb));
-	pa.qpn = qa->qp_num;
-	pa.psn = 0x100;
-	pb.qpn = qb->qp_num;
-	pb.psn = 0x200;
-	pv_query_gid(ctx[0], 1, 1, &pa.gid);
-	pv_query_gid(ctx[1], 1, 1, &pb.gid);
-	ret = ut_qp_init(qa, &ut_qp_defaults);
-	ret = ret ? ret : ut_qp_init(qb, &ut_qp_defaults);
-	ret = ret ? ret : ut_qp_rtr_progress(qa, &ut_qp_defaults, &pb, PV_MTU_1024, ctx[1]);
-	ret = ret ? ret : ut_qp_rtr_progress(qb, &ut_qp_defaults, &pa, PV_MTU_1024, ctx[0]);
-	ret = ret ? ret : ut_qp_rts(qa, &ut_qp_defaults, pa.psn);
-	ret = ret ? ret : ut_qp_rts(qb, &ut_qp_defaults, pb.psn);
-	return ret;
+	ret = ut_pair_rtr(&pair, pd, cq, DEPTH, &ut_qp_defaults, &ut_qp_defaults, 0x100, 0x200,
+			  PV_MTU_1024);
+	return ret ? ret : ut_pair_rts(&pair, &ut_qp_defaults, &ut_qp_defaults);
 }
 
-/* post one signalled WR on qa and wait for its completion */
+/* post one signalled WR on pair.qa and wait for its completion */
 static void
 run_one(enum pv_wr_opcode op, uint32_t len, uint32_t roff)
 {
 	struct pv_wc wc;
 
-	CU_ASSERT_EQUAL_FATAL(ut_post_send1(qa, op, len, lbuf, len, lmr->lkey,
+	CU_ASSERT_EQUAL_FATAL(ut_post_send1(pair.qa, op, len, lbuf, len, lmr->lkey,
 					    (uintptr_t)rbuf + roff, rmr->rkey, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(ut_wait_wc(cq[0], &wc, 5000), 1);
 	CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
@@ -97,7 +80,7 @@ test_traffic(void)
 	ut_fill(lbuf, BIG, 7);
 	for (i = 0; i < RTE_DIM(sizes); i++) {
 		/* SEND: the receive completes on B */
-		CU_ASSERT_EQUAL_FATAL(ut_post_recv1(qb, 1, rbuf, BIG, rmr->lkey), 0);
+		CU_ASSERT_EQUAL_FATAL(ut_post_recv1(pair.qb, 1, rbuf, BIG, rmr->lkey), 0);
 		run_one(PV_WR_SEND, sizes[i], 0);
 		CU_ASSERT_EQUAL(ut_wait_wc(cq[1], &wc, 5000), 1);
 		CU_ASSERT_EQUAL(wc.byte_len, sizes[i]);
@@ -110,7 +93,7 @@ test_traffic(void)
 		CU_ASSERT_EQUAL(memcmp(rbuf, lbuf, sizes[i]), 0);
 	}
 	/* WRITE_WITH_IMM consumes a receive */
-	CU_ASSERT_EQUAL_FATAL(ut_post_recv1(qb, 2, rbuf, 16, rmr->lkey), 0);
+	CU_ASSERT_EQUAL_FATAL(ut_post_recv1(pair.qb, 2, rbuf, 16, rmr->lkey), 0);
 	run_one(PV_WR_RDMA_WRITE_WITH_IMM, 4000, 64);
 	CU_ASSERT_EQUAL(ut_wait_wc(cq[1], &wc, 5000), 1);
 	CU_ASSERT_EQUAL(wc.opcode, PV_WC_RECV_RDMA_WITH_IMM);
@@ -130,7 +113,7 @@ test_traffic(void)
 		wr.wr.atomic.remote_addr = (uintptr_t)res;
 		wr.wr.atomic.rkey = rmr->rkey;
 		wr.wr.atomic.compare_add = 1;
-		CU_ASSERT_EQUAL_FATAL(pv_post_send(qa, &wr, &bad), 0);
+		CU_ASSERT_EQUAL_FATAL(pv_post_send(pair.qa, &wr, &bad), 0);
 		CU_ASSERT_EQUAL_FATAL(ut_wait_wc(cq[0], &wc, 5000), 1);
 		CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
 		CU_ASSERT_EQUAL(*(uint64_t *)lbuf, 41);
@@ -285,10 +268,10 @@ suite_clean(void)
 {
 	int i;
 
-	if (qa != NULL)
-		pv_destroy_qp(qa);
-	if (qb != NULL)
-		pv_destroy_qp(qb);
+	if (pair.qa != NULL)
+		pv_destroy_qp(pair.qa);
+	if (pair.qb != NULL)
+		pv_destroy_qp(pair.qb);
 	pv_dereg_mr(lmr);
 	pv_dereg_mr(rmr);
 	for (i = 0; i < 2; i++) {

@@ -33,39 +33,17 @@ static enum pv_mtu port_mtu;
 static uint8_t *lbuf, *rbuf, *chk;
 static struct pv_mr *lmr, *rmr;
 
-struct pair {
-	struct pv_qp *qa, *qb;
-};
-
 static int
-pair_connect(struct pair *p, const struct ut_qp_opts *oa, const struct ut_qp_opts *ob)
+pair_connect(struct ut_pair *p, const struct ut_qp_opts *oa, const struct ut_qp_opts *ob)
 {
-	struct ut_peer pa, pb;
-	int ret;
+	/* qa's PSN wraps the 24 bits early */
+	int ret = ut_pair_rtr(p, pd, cq, DEPTH, oa, ob, 0xfffff0, 0x1234, port_mtu);
 
-	p->qa = ut_qp_create(pd[0], cq[0], DEPTH);
-	p->qb = ut_qp_create(pd[1], cq[1], DEPTH);
-	if (p->qa == NULL || p->qb == NULL)
-		return ENOMEM;
-	memset(&pa, 0, sizeof(pa));
-	memset(&pb, 0, sizeof(pb));
-	pa.qpn = p->qa->qp_num;
-	pa.psn = 0xfffff0;	/* wraps the 24-bit PSN early */
-	pb.qpn = p->qb->qp_num;
-	pb.psn = 0x1234;
-	pv_query_gid(ctx[0], 1, 1, &pa.gid);
-	pv_query_gid(ctx[1], 1, 1, &pb.gid);
-	ret = ut_qp_init(p->qa, oa);
-	ret = ret ? ret : ut_qp_init(p->qb, ob);
-	ret = ret ? ret : ut_qp_rtr_progress(p->qa, oa, &pb, port_mtu, ctx[1]);
-	ret = ret ? ret : ut_qp_rtr_progress(p->qb, ob, &pa, port_mtu, ctx[0]);
-	ret = ret ? ret : ut_qp_rts(p->qa, oa, pa.psn);
-	ret = ret ? ret : ut_qp_rts(p->qb, ob, pb.psn);
-	return ret;
+	return ret ? ret : ut_pair_rts(p, oa, ob);
 }
 
 static void
-pair_destroy(struct pair *p)
+pair_destroy(struct ut_pair *p)
 {
 	struct pv_wc wc;
 
@@ -124,7 +102,7 @@ test_port_and_gid(void)
 static const uint32_t sizes[] = { 0, 1, 63, 1023, 1024, 1025, 65536, BIG };
 
 static void
-one_transfer(struct pair *p, enum pv_wr_opcode op, uint32_t len, uint32_t seed)
+one_transfer(struct ut_pair *p, enum pv_wr_opcode op, uint32_t len, uint32_t seed)
 {
 	struct pv_wc wc;
 	int imm = op == PV_WR_SEND_WITH_IMM || op == PV_WR_RDMA_WRITE_WITH_IMM;
@@ -173,7 +151,7 @@ test_all_opcodes_sizes(void)
 		PV_WR_SEND, PV_WR_SEND_WITH_IMM, PV_WR_RDMA_WRITE, PV_WR_RDMA_WRITE_WITH_IMM,
 		PV_WR_RDMA_READ,
 	};
-	struct pair p;
+	struct ut_pair p;
 	unsigned int i, j;
 
 	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, &ut_qp_defaults, &ut_qp_defaults), 0);
@@ -186,7 +164,7 @@ test_all_opcodes_sizes(void)
 static void
 test_atomics(void)
 {
-	struct pair p;
+	struct ut_pair p;
 	struct pv_send_wr wr, *bad;
 	struct pv_sge sge;
 	struct pv_wc wc;
@@ -234,7 +212,7 @@ test_atomics(void)
 static void
 test_multi_sge_inline_unsignaled(void)
 {
-	struct pair p;
+	struct ut_pair p;
 	struct pv_sge s[3], r[2];
 	struct pv_send_wr wr[3], *bad;
 	struct pv_recv_wr rw, *rbad;
@@ -297,7 +275,7 @@ test_multi_sge_inline_unsignaled(void)
 static void
 test_post_errors(void)
 {
-	struct pair p;
+	struct ut_pair p;
 	struct pv_sge s[8];
 	struct pv_send_wr wr, *bad = NULL;
 	int i, ret = 0;
@@ -348,7 +326,7 @@ enum viol {
 static void
 one_violation(enum viol v)
 {
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 	struct pv_mr *mr = rmr;
 	struct pv_pd *pd2 = NULL;
@@ -426,7 +404,7 @@ static void
 test_rnr_retry_exceeded(void)
 {
 	struct ut_qp_opts oa = ut_qp_defaults;
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 
 	oa.rnr_retry = 0;
@@ -442,7 +420,7 @@ test_rnr_retry_exceeded(void)
 static void
 test_rnr_then_recv(void)
 {
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 
 	/* rnr_retry 7 = forever: a late receive lets the SEND through */
@@ -465,7 +443,7 @@ static void
 test_vanished_peer(void)
 {
 	struct ut_qp_opts oa = ut_qp_defaults;
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 	int i;
 
@@ -496,7 +474,7 @@ lossy_run(const struct pv_sroce_fault *fa, const struct pv_sroce_fault *fb)
 	struct ut_qp_opts o = ut_qp_defaults;
 	struct pv_sroce_fault none = { 0 };
 	struct pv_sroce_stats sa0, sa1;
-	struct pair p;
+	struct ut_pair p;
 	int k;
 
 	o.timeout = 10;		/* ~4 ms */
@@ -533,7 +511,7 @@ test_duplicates(void)
 	struct pv_sroce_fault fa = { .dup_rx_every = 3 };
 	struct pv_sroce_fault fb = { .dup_rx_every = 2, .drop_tx_one_in = 20 };
 	struct pv_sroce_stats s0, s1;
-	struct pair p;
+	struct ut_pair p;
 	struct pv_wc wc;
 	uint64_t *target = (uint64_t *)rbuf, *res = (uint64_t *)lbuf;
 	int i;

@@ -4,13 +4,15 @@
 
 /*
  * Set-up shared by the softroce integration tests (declared in ut_sroce.h):
- * net_ring port pairs, QP transitions that need the peer's progress.
+ * net_ring port pairs, QP transitions that need the peer's progress, QP
+ * pairs in one process.
  */
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_ring.h>
 
@@ -98,4 +100,38 @@ ut_qp_rtr_progress(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut
 	int mask = ut_qp_rtr_attr(&a, o, peer, mtu);
 
 	return ut_modify_qp_progress(qp, &a, mask, other);
+}
+
+int
+ut_pair_rtr(struct ut_pair *p, struct pv_pd *const pd[2], struct pv_cq *const cq[2],
+	    uint32_t depth, const struct ut_qp_opts *oa, const struct ut_qp_opts *ob,
+	    uint32_t psn_a, uint32_t psn_b, enum pv_mtu mtu)
+{
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->qa = ut_qp_create(pd[0], cq[0], depth);
+	p->qb = ut_qp_create(pd[1], cq[1], depth);
+	if (p->qa == NULL || p->qb == NULL)
+		return ENOMEM;
+	p->pa.qpn = p->qa->qp_num;
+	p->pa.psn = psn_a;
+	p->pb.qpn = p->qb->qp_num;
+	p->pb.psn = psn_b;
+	pv_query_gid(pd[0]->context, 1, 1, &p->pa.gid);
+	pv_query_gid(pd[1]->context, 1, 1, &p->pb.gid);
+	ret = ut_qp_init(p->qa, oa);
+	ret = ret ? ret : ut_qp_init(p->qb, ob);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qa, oa, &p->pb, mtu, pd[1]->context);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qb, ob, &p->pa, mtu, pd[0]->context);
+	return ret;
+}
+
+int
+ut_pair_rts(struct ut_pair *p, const struct ut_qp_opts *oa, const struct ut_qp_opts *ob)
+{
+	int ret;
+
+	ret = ut_qp_rts(p->qa, oa, p->pa.psn);
+	return ret ? ret : ut_qp_rts(p->qb, ob, p->pb.psn);
 }

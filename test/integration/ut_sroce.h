@@ -207,6 +207,24 @@ ut_qp_rts(struct pv_qp *qp, const struct ut_qp_opts *o, uint32_t psn)
 			    PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC);
 }
 
+/* two RC QPs in one process, one per context, and what each told the other */
+struct ut_pair {
+	struct pv_qp *qa, *qb;		/* on pd[0] / cq[0], on pd[1] / cq[1] */
+	struct ut_peer pa, pb;		/* qa's and qb's QPN, first PSN, GID */
+};
+
+/*
+ * Create @p p's QPs (@p depth WRs each) and take both to RTR with @p oa and
+ * @p ob, qa's requester starting at @p psn_a and qb's at @p psn_b; each RTR
+ * progresses the other context. @return 0, ENOMEM, or pv_modify_qp()'s
+ */
+int ut_pair_rtr(struct ut_pair *p, struct pv_pd *const pd[2], struct pv_cq *const cq[2],
+		uint32_t depth, const struct ut_qp_opts *oa, const struct ut_qp_opts *ob,
+		uint32_t psn_a, uint32_t psn_b, enum pv_mtu mtu);
+
+/* both QPs of @p p from RTR to RTS; @return 0 or pv_modify_qp()'s */
+int ut_pair_rts(struct ut_pair *p, const struct ut_qp_opts *oa, const struct ut_qp_opts *ob);
+
 static inline void
 ut_fill(uint8_t *buf, size_t len, uint32_t seed)
 {
