@@ -16,7 +16,6 @@
  */
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +44,6 @@ static int memif_result = -1;	/* exit status of the memif server child */
 
 /* ---------------------------------------------------------------------- */
 /* events                                                                 */
-
-static int
-set_nonblock(struct pv_context *c)
-{
-	int fl = fcntl(c->async_fd, F_GETFL);
-
-	return fl < 0 ? -1 : fcntl(c->async_fd, F_SETFL, fl | O_NONBLOCK);
-}
 
 /* wait for the next event of @p c, progressing the test's contexts; 0 or -1 */
 static int
@@ -146,7 +137,7 @@ memif_server(const char *sockpath, int fd)
 	ret = memif_init("server", sockpath, 1);
 	if (ret != 0)
 		return ret;
-	if (set_nonblock(ctx[0]) != 0)
+	if (ut_async_nonblock(ctx[0]) != 0)
 		return 2;
 	ut_spin(300);	/* a poll or two of the link monitor */
 	if (port_state(ctx[0]) != PV_PORT_DOWN)
@@ -305,7 +296,7 @@ test_ring_link_down_up(void)
 	/* a second context on the same device gets the same events */
 	again = pv_open_device(ctx[0]->device);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(again);
-	CU_ASSERT_EQUAL_FATAL(set_nonblock(again), 0);
+	CU_ASSERT_EQUAL_FATAL(ut_async_nonblock(again), 0);
 	CU_ASSERT_EQUAL(port_state(ctx[0]), PV_PORT_ACTIVE);
 	CU_ASSERT_TRUE(event_none(ctx[0]));
 
@@ -470,23 +461,8 @@ test_req_err_on_responder(void)
 static int
 suite_init(void)
 {
-	struct pv_device **list;
-	int n, i;
-
-	list = pv_get_device_list(&n);
-	if (list == NULL || n < 2)
+	if (ut_devs_open(ctx, pd, cq, 2 * DEPTH, 1) != 0)
 		return -1;
-	for (i = 0; i < 2; i++) {
-		ctx[i] = pv_open_device(list[i]);
-		if (ctx[i] == NULL || set_nonblock(ctx[i]) != 0)
-			return -1;
-		pd[i] = pv_alloc_pd(ctx[i]);
-		cq[i] = pv_create_cq(ctx[i], 2 * DEPTH, NULL, NULL, 0);
-		if (pd[i] == NULL || cq[i] == NULL)
-			return -1;
-		ut_progress_ctx[i] = ctx[i];
-	}
-	pv_free_device_list(list);
 	lbuf = aligned_alloc(64, BUF);
 	rbuf = aligned_alloc(64, BUF);
 	if (lbuf == NULL || rbuf == NULL)
@@ -500,16 +476,9 @@ suite_init(void)
 static int
 suite_clean(void)
 {
-	int i;
-
 	pv_dereg_mr(lmr);
 	pv_dereg_mr(rmr);
-	for (i = 0; i < 2; i++) {
-		pv_destroy_cq(cq[i]);
-		pv_dealloc_pd(pd[i]);
-		pv_close_device(ctx[i]);
-		ut_progress_ctx[i] = NULL;
-	}
+	ut_devs_close(ctx, pd, cq);
 	free(lbuf);
 	free(rbuf);
 	return 0;

@@ -564,23 +564,8 @@ test_bad_frames_counted(void)
 static int
 suite_init(void)
 {
-	struct pv_device **list;
-	int n, i;
-
-	list = pv_get_device_list(&n);
-	if (list == NULL || n < 2)
+	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 0) != 0)
 		return -1;
-	for (i = 0; i < 2; i++) {
-		ctx[i] = pv_open_device(list[i]);
-		if (ctx[i] == NULL)
-			return -1;
-		pd[i] = pv_alloc_pd(ctx[i]);
-		cq[i] = pv_create_cq(ctx[i], 4 * DEPTH, NULL, NULL, 0);
-		if (pd[i] == NULL || cq[i] == NULL)
-			return -1;
-		ut_progress_ctx[i] = ctx[i];
-	}
-	pv_free_device_list(list);
 	port_mtu = PV_MTU_1024;
 	lbuf = aligned_alloc(64, BIG + 4096);
 	rbuf = aligned_alloc(64, BIG + 4096);
@@ -596,15 +581,9 @@ suite_init(void)
 static int
 suite_clean(void)
 {
-	int i;
-
 	pv_dereg_mr(lmr);
 	pv_dereg_mr(rmr);
-	for (i = 0; i < 2; i++) {
-		pv_destroy_cq(cq[i]);
-		pv_dealloc_pd(pd[i]);
-		pv_close_device(ctx[i]);
-	}
+	ut_devs_close(ctx, pd, cq);
 	free(lbuf);
 	free(rbuf);
 	free(chk);

@@ -22,7 +22,6 @@
  */
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -826,27 +825,9 @@ test_uc_loss_resync(void)
 static int
 suite_init(void)
 {
-	struct pv_device **list;
-	int n, i, fl;
-
-	list = pv_get_device_list(&n);
-	if (list == NULL || n < 2)
+	/* async events are read without blocking */
+	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 1) != 0)
 		return -1;
-	for (i = 0; i < 2; i++) {
-		ctx[i] = pv_open_device(list[i]);
-		if (ctx[i] == NULL)
-			return -1;
-		pd[i] = pv_alloc_pd(ctx[i]);
-		cq[i] = pv_create_cq(ctx[i], 4 * DEPTH, NULL, NULL, 0);
-		if (pd[i] == NULL || cq[i] == NULL)
-			return -1;
-		ut_progress_ctx[i] = ctx[i];
-		/* async events are read without blocking */
-		fl = fcntl(ctx[i]->async_fd, F_GETFL);
-		if (fl < 0 || fcntl(ctx[i]->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
-			return -1;
-	}
-	pv_free_device_list(list);
 	sbuf = aligned_alloc(64, BUFSZ);
 	rbuf = aligned_alloc(64, BUFSZ);
 	chk = aligned_alloc(64, BUFSZ);
@@ -860,15 +841,9 @@ suite_init(void)
 static int
 suite_clean(void)
 {
-	int i;
-
 	pv_dereg_mr(smr);
 	pv_dereg_mr(rmr);
-	for (i = 0; i < 2; i++) {
-		pv_destroy_cq(cq[i]);
-		pv_dealloc_pd(pd[i]);
-		pv_close_device(ctx[i]);
-	}
+	ut_devs_close(ctx, pd, cq);
 	free(sbuf);
 	free(rbuf);
 	free(chk);

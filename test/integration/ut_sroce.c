@@ -4,12 +4,13 @@
 
 /*
  * Set-up shared by the softroce integration tests (declared in ut_sroce.h):
- * net_ring port pairs, QP transitions that need the peer's progress, QP
- * pairs in one process.
+ * net_ring port pairs, devices, QP transitions that need the peer's
+ * progress, QP pairs in one process.
  */
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +59,51 @@ ut_ring_ports_crossed(const char *name, unsigned int slots)
 	    from_rings(b_name, &ab, 1, &ba, 1, 0) < 0)
 		return -EIO;
 	return 0;
+}
+
+int
+ut_async_nonblock(struct pv_context *c)
+{
+	int fl = fcntl(c->async_fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(c->async_fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int
+ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2], int cqe,
+	     int nonblock)
+{
+	struct pv_device **list;
+	int n, i;
+
+	list = pv_get_device_list(&n);
+	if (list == NULL || n < 2)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		ctx[i] = pv_open_device(list[i]);
+		if (ctx[i] == NULL || (nonblock && ut_async_nonblock(ctx[i]) != 0))
+			return -1;
+		pd[i] = pv_alloc_pd(ctx[i]);
+		cq[i] = pv_create_cq(ctx[i], cqe, NULL, NULL, 0);
+		if (pd[i] == NULL || cq[i] == NULL)
+			return -1;
+		ut_progress_ctx[i] = ctx[i];
+	}
+	pv_free_device_list(list);
+	return 0;
+}
+
+void
+ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		pv_destroy_cq(cq[i]);
+		pv_dealloc_pd(pd[i]);
+		pv_close_device(ctx[i]);
+		ut_progress_ctx[i] = NULL;
+	}
 }
 
 struct ut_modify_job {

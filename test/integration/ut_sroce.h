@@ -43,6 +43,20 @@ ut_from_rings_fn ut_from_rings(void);
  */
 int ut_ring_ports_crossed(const char *name, unsigned int slots);
 
+/* async_fd of @p c non-blocking, so pv_get_async_event() fails with EAGAIN; 0 or -1 */
+int ut_async_nonblock(struct pv_context *c);
+
+/*
+ * Open the first two devices, with a PD and a CQ of @p cqe entries on each,
+ * and progress both in ut_wait_wc() and ut_spin(); their async_fd made
+ * non-blocking when @p nonblock. @return 0 or -1
+ */
+int ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2], int cqe,
+		 int nonblock);
+
+/* undo ut_devs_open() */
+void ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]);
+
 static inline uint64_t
 ut_now_ms(void)
 {
