@@ -272,13 +272,7 @@ pair_connect(struct ut_pair *p, int rts)
 static void
 pair_destroy(struct ut_pair *p)
 {
-	struct pv_wc wc;
-
-	ut_spin(5);
-	while (pv_poll_cq(cq[0], 1, &wc) > 0)
-		;
-	while (pv_poll_cq(cq[1], 1, &wc) > 0)
-		;
+	ut_cq_drain(cq, 2, 5);
 	if (p->qa != NULL)
 		CU_ASSERT_EQUAL(pv_destroy_qp(p->qa), 0);
 	if (p->qb != NULL)

@@ -45,14 +45,8 @@ pair_connect(struct ut_pair *p, const struct ut_qp_opts *oa, const struct ut_qp_
 static void
 pair_destroy(struct ut_pair *p)
 {
-	struct pv_wc wc;
-
 	/* drain what is left so the CQs start empty for the next test */
-	ut_spin(5);
-	while (pv_poll_cq(cq[0], 1, &wc) > 0)
-		;
-	while (pv_poll_cq(cq[1], 1, &wc) > 0)
-		;
+	ut_cq_drain(cq, 2, 5);
 	if (p->qa != NULL)
 		pv_destroy_qp(p->qa);
 	if (p->qb != NULL)

@@ -151,21 +151,9 @@ pair_connect(struct pair *p, enum pv_qp_type type, struct pv_srq *srq_b, uint32_
 }
 
 static void
-drain_cqs(void)
-{
-	struct pv_wc wc;
-
-	ut_spin(3);
-	while (pv_poll_cq(cq[0], 1, &wc) > 0)
-		;
-	while (pv_poll_cq(cq[1], 1, &wc) > 0)
-		;
-}
-
-static void
 pair_destroy(struct pair *p)
 {
-	drain_cqs();
+	ut_cq_drain(cq, 2, 3);
 	if (p->qa != NULL)
 		CU_ASSERT_EQUAL(pv_destroy_qp(p->qa), 0);
 	if (p->qb != NULL)
@@ -469,9 +457,7 @@ test_srq_err_keeps_wqes(void)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PV_QPS_ERR;
 	CU_ASSERT_EQUAL_FATAL(pv_modify_qp(p[0].qb, &a, PV_QP_STATE), 0);
-	ut_spin(3);
-	while (pv_poll_cq(cq[1], 1, &wc) > 0)
-		n++;
+	n += ut_cq_drain(&cq[1], 1, 3);
 	CU_ASSERT_EQUAL(n, 0);	/* nothing flushed */
 	CU_ASSERT_EQUAL_FATAL(async_next(ctx[1], &ev), 0);
 	CU_ASSERT_EQUAL(ev.event_type, PV_EVENT_QP_LAST_WQE_REACHED);
@@ -518,9 +504,7 @@ test_srq_len_err(void)
 	CU_ASSERT_EQUAL(wc.wr_id, 50);
 	CU_ASSERT_EQUAL(wc.status, PV_WC_LOC_LEN_ERR);
 	CU_ASSERT_EQUAL(wc.qp_num, p[0].qb->qp_num);
-	ut_spin(3);
-	while (pv_poll_cq(cq[1], 1, &wc) > 0)
-		n++;
+	n += ut_cq_drain(&cq[1], 1, 3);
 	CU_ASSERT_EQUAL(n, 0);	/* 51 and 52 stay in the SRQ */
 	while (async_next(ctx[1], &ev) == 0) {
 		if (ev.event_type == PV_EVENT_QP_LAST_WQE_REACHED && ev.element.qp == p[0].qb)

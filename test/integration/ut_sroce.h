@@ -101,6 +101,20 @@ ut_spin(uint32_t ms)
 		ut_progress();
 }
 
+/* progress for @p ms, then poll out what @p n CQs hold; @return the completions polled */
+static inline int
+ut_cq_drain(struct pv_cq *const cq[], int n, uint32_t ms)
+{
+	struct pv_wc wc;
+	int i, got = 0;
+
+	ut_spin(ms);
+	for (i = 0; i < n; i++)
+		while (pv_poll_cq(cq[i], 1, &wc) > 0)
+			got++;
+	return got;
+}
+
 struct ut_qp_opts {
 	uint8_t timeout;	/* local ACK timeout exponent */
 	uint8_t retry_cnt;
