@@ -92,18 +92,14 @@ static int
 memif_init(const char *role, const char *sockpath, int ipb)
 {
 	char prefix[64], vdev[256], pvdev[128];
-	char *argv[] = {
-		"test_sroce_events", "--no-huge", "--no-pci", "-m", "256", prefix,
-		"--log-level=*:warning", "-l", "0", vdev, pvdev,
-	};
 	struct pv_device **list;
 	int n;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_ev_%s%d", role, (int)getppid());
+	snprintf(prefix, sizeof(prefix), "ut_sroce_ev_%s%d", role, (int)getppid());
 	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
 		 role, sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.97.0.%d", ipb);
-	if (pv_init(RTE_DIM(argv), argv) < 0)
+	if (ut_pv_init("test_sroce_events", 256, prefix, 0, vdev, pvdev, NULL) < 0)
 		return 77;
 	list = pv_get_device_list(&n);
 	if (list == NULL || n < 1)
@@ -482,19 +478,15 @@ int
 main(void)
 {
 	char prefix[64];
-	char *argv[] = {
-		"test_sroce_events", "--no-huge", "--no-pci", "-m", "256", prefix,
-		"--log-level=*:warning", "-l", "0",
-		"--pv-dev=softroce:port=net_ring_sroce_ev_a,ip=10.0.1.1",
-		"--pv-dev=softroce:port=net_ring_sroce_ev_b,ip=10.0.1.2",
-	};
 	CU_pSuite s;
 	int ret, fails;
 
 	/* children first: nothing of DPDK may exist in a process that forks */
 	memif_result = memif_run();
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_ev_%d", (int)getpid());
-	ret = pv_init(RTE_DIM(argv), argv);
+	snprintf(prefix, sizeof(prefix), "ut_sroce_ev_%d", (int)getpid());
+	ret = ut_pv_init("test_sroce_events", 256, prefix, 0,
+			 "--pv-dev=softroce:port=net_ring_sroce_ev_a,ip=10.0.1.1",
+			 "--pv-dev=softroce:port=net_ring_sroce_ev_b,ip=10.0.1.2", NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;

@@ -519,22 +519,17 @@ static int
 child(int server, const char *sockpath, int fd)
 {
 	char prefix[64], vdev[256], pvdev[128];
-	char *argv[] = {
-		"test_sroce_memif", "--no-huge", "--no-pci", "-m", "256", prefix,
-		"--log-level=*:warning", "-l", server ? "0" : "1", vdev, pvdev,
-	};
 	struct pv_device **list;
 	int n, ret;
 
 	sock_fd = fd;
 	alarm(100);	/* never outlive a hung peer */
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_memif_%c%d", server ? 's' : 'c',
-		 (int)getppid());
+	snprintf(prefix, sizeof(prefix), "ut_sroce_memif_%c%d", server ? 's' : 'c', (int)getppid());
 	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
 		 server ? "server" : "client", sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.98.0.%d",
 		 server ? 1 : 2);
-	ret = pv_init(RTE_DIM(argv), argv);
+	ret = ut_pv_init("test_sroce_memif", 256, prefix, server ? 0 : 1, vdev, pvdev, NULL);
 	if (ret < 0)
 		return 77;
 	list = pv_get_device_list(&n);

@@ -267,10 +267,6 @@ int
 main(int argc, char **argv)
 {
 	char prefix[64], dev[2][256];
-	char *eal[] = {
-		"test_sroce_pcap", "--no-huge", "--no-pci", "-m", "256", prefix,
-		"--log-level=*:warning", "-l", "0", dev[0], dev[1],
-	};
 	CU_pSuite s;
 	int ret, fails, i;
 
@@ -289,8 +285,8 @@ main(int argc, char **argv)
 			 "--pv-dev=softroce:port=net_ring_sroce_pc_%c,ip=10.0.0.%d,pcap=%s",
 			 'a' + i, i + 1, file[i]);
 	}
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_pcap_%d", (int)getpid());
-	ret = pv_init(RTE_DIM(eal), eal);
+	snprintf(prefix, sizeof(prefix), "ut_sroce_pcap_%d", (int)getpid());
+	ret = ut_pv_init("test_sroce_pcap", 256, prefix, 0, dev[0], dev[1], NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;

@@ -1500,10 +1500,6 @@ int
 main(int argc, char **argv)
 {
 	char prefix[64], dev[2][160];
-	char *eal[] = {
-		"test_sroce_replay", "--no-huge", "--no-pci", "-m", "256", prefix,
-		"--log-level=*:warning", "-l", "0", dev[0], dev[1],
-	};
 	char names[RTE_DIM(rp_cases) * 2][64];
 	struct stat st;
 	CU_pSuite suite;
@@ -1516,14 +1512,14 @@ main(int argc, char **argv)
 		return 77;
 	}
 	rp_data_dir = argv[1];
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_replay_%d", (int)getpid());
+	snprintf(prefix, sizeof(prefix), "ut_sroce_replay_%d", (int)getpid());
 	/* Ethernet MTU 9000: active_mtu 4096, so rc_mtu4096 fits (path MTU is per QP) */
 	for (i = 0; i < 2; i++)
 		snprintf(dev[i], sizeof(dev[i]), "--pv-dev=softroce:port=net_ring_rp_vm%u,ip=%s,"
 			 "mac=%02x:%02x:%02x:%02x:%02x:%02x,mtu=9000", i + 1, rp_ip_str[i],
 			 rp_mac[i][0], rp_mac[i][1], rp_mac[i][2], rp_mac[i][3], rp_mac[i][4],
 			 rp_mac[i][5]);
-	ret = pv_init(RTE_DIM(eal), eal);
+	ret = ut_pv_init("test_sroce_replay", 256, prefix, 0, dev[0], dev[1], NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;

@@ -588,17 +588,13 @@ int
 main(void)
 {
 	char prefix[64];
-	char *argv[] = {
-		"test_sroce_ring", "--no-huge", "--no-pci", "-m", "512", prefix,
-		"--log-level=*:warning", "-l", "0",
-		"--pv-dev=softroce:port=net_ring_sroce_ut_a,ip=10.0.0.1",
-		"--pv-dev=softroce:port=net_ring_sroce_ut_b,ip=10.0.0.2",
-	};
 	CU_pSuite s;
 	int ret, fails;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_ring_%d", (int)getpid());
-	ret = pv_init(RTE_DIM(argv), argv);
+	snprintf(prefix, sizeof(prefix), "ut_sroce_ring_%d", (int)getpid());
+	ret = ut_pv_init("test_sroce_ring", 512, prefix, 0,
+			 "--pv-dev=softroce:port=net_ring_sroce_ut_a,ip=10.0.0.1",
+			 "--pv-dev=softroce:port=net_ring_sroce_ut_b,ip=10.0.0.2", NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;

@@ -838,17 +838,13 @@ int
 main(void)
 {
 	char prefix[64];
-	char *argv[] = {
-		"test_sroce_srq_uc", "--no-huge", "--no-pci", "-m", "256", prefix,
-		"--log-level=*:warning", "-l", "0",
-		"--pv-dev=softroce:port=net_ring_srq_uc_a,ip=10.0.1.1",
-		"--pv-dev=softroce:port=net_ring_srq_uc_b,ip=10.0.1.2",
-	};
 	CU_pSuite s;
 	int ret, fails;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_srq_uc_%d", (int)getpid());
-	ret = pv_init(RTE_DIM(argv), argv);
+	snprintf(prefix, sizeof(prefix), "ut_sroce_srq_uc_%d", (int)getpid());
+	ret = ut_pv_init("test_sroce_srq_uc", 256, prefix, 0,
+			 "--pv-dev=softroce:port=net_ring_srq_uc_a,ip=10.0.1.1",
+			 "--pv-dev=softroce:port=net_ring_srq_uc_b,ip=10.0.1.2", NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;

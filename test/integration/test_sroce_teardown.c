@@ -33,7 +33,6 @@
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
-#include <rte_common.h>
 
 #include "pv_rtc.h"
 #include "pv_verbs.h"
@@ -167,23 +166,20 @@ static int
 side_main(const struct side *s, const char *sockpath, int round)
 {
 	char prefix[64], vdev[256], pvdev[128];
-	char *argv[] = {
-		"test_sroce_teardown", "--no-huge", "--no-pci", "-m", "256", prefix,
-		"--log-level=*:warning", "-l", s->server ? "0" : "1", vdev, pvdev,
-	};
 	struct pv_device **list;
 	struct pv_context *ctx;
 	char go;
 	int n, ret;
 
 	alarm(CHILD_TIMEOUT_S);	/* never outlive a hung peer */
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ut_sroce_td_%c%d_%d",
-		 s->server ? 's' : 'c', (int)getppid(), round);
+	snprintf(prefix, sizeof(prefix), "ut_sroce_td_%c%d_%d", s->server ? 's' : 'c',
+		 (int)getppid(), round);
 	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no,"
 		 "bsize=4352", s->server ? "server" : "client", sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.97.0.%d,mtu=9000",
 		 s->server ? 1 : 2);
-	if (pv_init(RTE_DIM(argv), argv) < 0)
+	if (ut_pv_init("test_sroce_teardown", 256, prefix, s->server ? 0 : 1, vdev, pvdev,
+		       NULL) < 0)
 		return 77;
 	list = pv_get_device_list(&n);
 	if (list == NULL || n < 1)

@@ -4,7 +4,7 @@
 
 /*
  * Set-up shared by the softroce integration tests (declared in ut_sroce.h):
- * net_ring port pairs, devices, QP transitions that need the peer's
+ * EAL arguments, net_ring port pairs, devices, QP transitions that need the peer's
  * progress, QP pairs in one process.
  */
 
@@ -12,14 +12,44 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_ring.h>
 
+#include "pv_rtc.h"
 #include "ut_sroce.h"
 
 struct pv_context *ut_progress_ctx[UT_MAX_CTX];
+
+int
+ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned int lcore, ...)
+{
+	static char mem[16], prefix_opt[128], lcores[16];
+	static char *argv[9 + UT_MAX_EXTRA_ARGS] = {
+		NULL, "--no-huge", "--no-pci", "-m", mem, prefix_opt,
+		"--log-level=*:warning", "-l", lcores,
+	};
+	int argc = 9;
+	const char *arg;
+	va_list ap;
+
+	argv[0] = (char *)(uintptr_t)prog;
+	snprintf(mem, sizeof(mem), "%u", mem_mb);
+	snprintf(prefix_opt, sizeof(prefix_opt), "--file-prefix=%s", prefix);
+	snprintf(lcores, sizeof(lcores), "%u", lcore);
+	va_start(ap, lcore);
+	while ((arg = va_arg(ap, const char *)) != NULL) {
+		if (argc == (int)(sizeof(argv) / sizeof(argv[0]))) {
+			va_end(ap);
+			return -E2BIG;
+		}
+		argv[argc++] = (char *)(uintptr_t)arg;
+	}
+	va_end(ap);
+	return pv_init(argc, argv);
+}
 
 ut_from_rings_fn
 ut_from_rings(void)
