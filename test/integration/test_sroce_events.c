@@ -92,8 +92,7 @@ static int
 memif_init(const char *role, const char *sockpath, int ipb)
 {
 	char prefix[64], vdev[256], pvdev[128];
-	struct pv_device **list;
-	int n;
+	int ret;
 
 	snprintf(prefix, sizeof(prefix), "ut_sroce_ev_%s%d", role, (int)getppid());
 	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
@@ -101,13 +100,9 @@ memif_init(const char *role, const char *sockpath, int ipb)
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.97.0.%d", ipb);
 	if (ut_pv_init("test_sroce_events", 256, prefix, 0, vdev, pvdev, NULL) < 0)
 		return 77;
-	list = pv_get_device_list(&n);
-	if (list == NULL || n < 1)
-		return 77;
-	ctx[0] = pv_open_device(list[0]);
-	pv_free_device_list(list);
-	if (ctx[0] == NULL)
-		return 1;
+	ret = ut_dev_open_first(&ctx[0]);
+	if (ret != 0)
+		return ret == 77 ? 77 : 1;
 	ut_progress_ctx[0] = ctx[0];
 	return 0;
 }

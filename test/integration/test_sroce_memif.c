@@ -96,21 +96,6 @@ xread(void *p, size_t n)
 	return 0;
 }
 
-static int
-wait_port(void)
-{
-	struct pv_port_attr pa;
-	uint64_t end = ut_now_ms() + 15000;
-
-	while (ut_now_ms() < end) {
-		if (pv_query_port(ctx, 1, &pa) == 0 && pa.state == PV_PORT_ACTIVE)
-			return 0;
-		pv_progress(ctx);
-		usleep(1000);
-	}
-	return -1;
-}
-
 /* both sides: create a QP, swap peers, connect */
 static int
 connect_qp(const struct ut_qp_opts *o)
@@ -519,8 +504,7 @@ static int
 child(int server, const char *sockpath, int fd)
 {
 	char prefix[64], vdev[256], pvdev[128];
-	struct pv_device **list;
-	int n, ret;
+	int ret;
 
 	sock_fd = fd;
 	alarm(100);	/* never outlive a hung peer */
@@ -532,13 +516,9 @@ child(int server, const char *sockpath, int fd)
 	ret = ut_pv_init("test_sroce_memif", 256, prefix, server ? 0 : 1, vdev, pvdev, NULL);
 	if (ret < 0)
 		return 77;
-	list = pv_get_device_list(&n);
-	if (list == NULL || n < 1)
-		return 77;
-	ctx = pv_open_device(list[0]);
-	pv_free_device_list(list);
-	if (ctx == NULL)
-		return 1;
+	ret = ut_dev_open_first(&ctx);
+	if (ret != 0)
+		return ret == 77 ? 77 : 1;
 	ut_progress_ctx[0] = ctx;
 	pd = pv_alloc_pd(ctx);
 	pd2 = pv_alloc_pd(ctx);
@@ -552,7 +532,7 @@ child(int server, const char *sockpath, int fd)
 	if (mr == NULL)
 		return 1;
 	pv_query_gid(ctx, 1, 1, &my_gid);
-	if (wait_port() != 0) {
+	if (ut_port_wait_active(ctx, 15000) != 0) {
 		fprintf(stderr, "%s: memif link did not come up\n", server ? "server" : "client");
 		return 1;
 	}

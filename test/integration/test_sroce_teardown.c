@@ -72,21 +72,6 @@ xfer(int fd, void *out, const void *in, size_t n)
 	return 0;
 }
 
-static int
-side_wait_port(struct pv_context *ctx)
-{
-	struct pv_port_attr pa;
-	uint64_t end = ut_now_ms() + 15000;
-
-	while (ut_now_ms() < end) {
-		if (pv_query_port(ctx, 1, &pa) == 0 && pa.state == PV_PORT_ACTIVE)
-			return 0;
-		pv_progress(ctx);
-		usleep(1000);
-	}
-	return -1;
-}
-
 /* connect, write to the peer, leave the rest in flight; 0 or a step number */
 static int
 side_traffic(const struct side *s, struct pv_context *ctx)
@@ -166,10 +151,9 @@ static int
 side_main(const struct side *s, const char *sockpath, int round)
 {
 	char prefix[64], vdev[256], pvdev[128];
-	struct pv_device **list;
 	struct pv_context *ctx;
 	char go;
-	int n, ret;
+	int ret;
 
 	alarm(CHILD_TIMEOUT_S);	/* never outlive a hung peer */
 	snprintf(prefix, sizeof(prefix), "ut_sroce_td_%c%d_%d", s->server ? 's' : 'c',
@@ -181,14 +165,10 @@ side_main(const struct side *s, const char *sockpath, int round)
 	if (ut_pv_init("test_sroce_teardown", 256, prefix, s->server ? 0 : 1, vdev, pvdev,
 		       NULL) < 0)
 		return 77;
-	list = pv_get_device_list(&n);
-	if (list == NULL || n < 1)
-		return 77;
-	ctx = pv_open_device(list[0]);
-	pv_free_device_list(list);
-	if (ctx == NULL)
-		return 10;
-	if (side_wait_port(ctx) != 0) {
+	ret = ut_dev_open_first(&ctx);
+	if (ret != 0)
+		return ret == 77 ? 77 : 10;
+	if (ut_port_wait_active(ctx, 15000) != 0) {
 		printf("memif link did not come up\n");
 		return 11;
 	}

@@ -4,7 +4,7 @@
 
 /*
  * Set-up shared by the softroce integration tests (declared in ut_sroce.h):
- * EAL arguments, net_ring port pairs, devices, QP transitions that need the peer's
+ * EAL arguments, net_ring port pairs, devices and their ports, QP transitions that need the peer's
  * progress, QP pairs in one process.
  */
 
@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ring.h>
 
@@ -89,6 +90,35 @@ ut_ring_ports_crossed(const char *name, unsigned int slots)
 	    from_rings(b_name, &ab, 1, &ba, 1, 0) < 0)
 		return -EIO;
 	return 0;
+}
+
+int
+ut_dev_open_first(struct pv_context **ctx)
+{
+	struct pv_device **list;
+	int n;
+
+	list = pv_get_device_list(&n);
+	if (list == NULL || n < 1)
+		return 77;
+	*ctx = pv_open_device(list[0]);
+	pv_free_device_list(list);
+	return *ctx != NULL ? 0 : -1;
+}
+
+int
+ut_port_wait_active(struct pv_context *ctx, uint32_t ms)
+{
+	struct pv_port_attr pa;
+	uint64_t end = ut_now_ms() + ms;
+
+	while (ut_now_ms() < end) {
+		if (pv_query_port(ctx, 1, &pa) == 0 && pa.state == PV_PORT_ACTIVE)
+			return 0;
+		pv_progress(ctx);
+		usleep(1000);
+	}
+	return -1;
 }
 
 int

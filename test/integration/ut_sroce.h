@@ -54,6 +54,15 @@ int ut_ring_ports_crossed(const char *name, unsigned int slots);
 int ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned int lcore,
 	       ...) __attribute__((sentinel));
 
+/*
+ * Open the first device into *@p ctx.
+ * @return 0, 77 (meson: skipped) when there is none, -1 when it does not open
+ */
+int ut_dev_open_first(struct pv_context **ctx);
+
+/* progress @p ctx until its port 1 is ACTIVE, for @p ms at most; 0 or -1 */
+int ut_port_wait_active(struct pv_context *ctx, uint32_t ms);
+
 /* async_fd of @p c non-blocking, so pv_get_async_event() fails with EAGAIN; 0 or -1 */
 int ut_async_nonblock(struct pv_context *c);
 
