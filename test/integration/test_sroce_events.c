@@ -499,10 +499,7 @@ main(void)
 	CU_add_test(s, "no_comm_est_in_rts", test_no_comm_est_in_rts);
 	CU_add_test(s, "access_err_on_responder", test_access_err_on_responder);
 	CU_add_test(s, "req_err_on_responder", test_req_err_on_responder);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run();
 	pv_cleanup();
 	return fails != 0;
 }

@@ -490,10 +490,7 @@ client_main(void)
 	CU_add_test(s, "rnr", test_rnr);
 	CU_add_test(s, "loss", test_loss);
 	CU_add_test(s, "vanished_peer", test_vanished_peer);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run();
 	(void)xwrite(&m, sizeof(m));
 	return fails != 0;
 }

@@ -300,10 +300,7 @@ main(int argc, char **argv)
 	s = CU_add_suite("sroce_pcap", suite_init, suite_clean);
 	CU_add_test(s, "traffic", test_traffic);
 	CU_add_test(s, "files", test_files);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run();
 	pv_cleanup();
 	if (fails == 0) {
 		for (i = 0; i < 2; i++)

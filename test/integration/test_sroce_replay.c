@@ -1536,10 +1536,7 @@ main(int argc, char **argv)
 			 i % 2 == 0 ? "vm1 (server)" : "vm2 (client)");
 		CU_add_test(suite, names[i], test_replay);
 	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run();
 	pv_cleanup();
 	return fails != 0;
 }

@@ -618,10 +618,7 @@ main(void)
 	CU_add_test(s, "go_back_n_loss", test_go_back_n_loss);
 	CU_add_test(s, "duplicates", test_duplicates);
 	CU_add_test(s, "bad_frames_counted", test_bad_frames_counted);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run();
 	pv_cleanup();
 	return fails != 0;
 }

@@ -871,10 +871,7 @@ main(void)
 	CU_add_test(s, "opcodes_sizes", test_uc_opcodes_sizes);
 	CU_add_test(s, "errnos", test_uc_errnos);
 	CU_add_test(s, "loss_resync", test_uc_loss_resync);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run();
 	suite_clean();
 	pv_cleanup();
 	return fails != 0;

@@ -322,10 +322,7 @@ main(void)
 		return 1;
 	s = CU_add_suite("sroce_teardown", NULL, NULL);
 	CU_add_test(s, "simultaneous_teardown", test_simultaneous_teardown);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run();
 	if (fails == 0 && skipped)
 		return 77;
 	return fails != 0;

@@ -4,8 +4,9 @@
 
 /*
  * Set-up shared by the softroce integration tests (declared in ut_sroce.h):
- * EAL arguments, net_ring port pairs, devices and their ports, QP transitions that need the peer's
- * progress, QP pairs in one process.
+ * the CUnit run, EAL arguments, net_ring port pairs, devices and their
+ * ports, QP transitions that need the peer's progress, QP pairs in one
+ * process.
  */
 
 #include <dlfcn.h>
@@ -17,12 +18,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <CUnit/Basic.h>
 #include <rte_ring.h>
 
 #include "pv_rtc.h"
 #include "ut_sroce.h"
 
 struct pv_context *ut_progress_ctx[UT_MAX_CTX];
+
+int
+ut_cunit_run(void)
+{
+	int fails;
+
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	return fails;
+}
 
 int
 ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned int lcore, ...)

@@ -44,6 +44,12 @@ ut_from_rings_fn ut_from_rings(void);
 int ut_ring_ports_crossed(const char *name, unsigned int slots);
 
 /*
+ * Run the registered CUnit suites (verbose) and clean the registry up.
+ * @return the failed assertions plus the suites whose set-up failed
+ */
+int ut_cunit_run(void);
+
+/*
  * pv_init() with the EAL options of every test: @p prog, --no-huge, --no-pci,
  * -m @p mem_mb, --file-prefix=@p prefix, --log-level=*:warning, -l @p lcore,
  * then the NULL-terminated strings that follow (--vdev, --pv-dev). Once per
