@@ -51,6 +51,15 @@ struct pv_sroce_stats {
 	 * wrong length (IBTA 9.8.3: a UC responder drops silently).
 	 */
 	uint64_t uc_drops;
+	/** UD packets dropped: Q_Key mismatch (also query_port's qkey_viol_cntr) */
+	uint64_t ud_qkey_drops;
+	/** UD packets dropped: no receive WQE or no CQ space (UD has no RNR) */
+	uint64_t ud_drops;
+	/**
+	 * UD sends longer than the path MTU: completed successfully, nothing
+	 * transmitted (IBTA C10-93.1.1, as rxe)
+	 */
+	uint64_t ud_oversize;
 };
 
 /**

@@ -663,7 +663,7 @@ sroce_query_device(struct pv_context *context, struct pv_device_attr *attr)
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
 	attr->max_srq_sge = SROCE_MAX_SGE;
-	attr->max_ah = 0;
+	attr->max_ah = SROCE_MAX_AH;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
 	attr->phys_port_cnt = 1;
@@ -693,6 +693,8 @@ sroce_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_at
 	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
 	attr->port_cap_flags = PV_PORT_CM_SUP | PV_PORT_IP_BASED_GIDS;
 	attr->max_msg_sz = SROCE_MAX_MSG;
+	/* UD packets dropped for a Q_Key mismatch (32 bits, wraps) */
+	attr->qkey_viol_cntr = (uint32_t)dev->stats.ud_qkey_drops;
 	attr->pkey_tbl_len = 1;
 	attr->lid = 0;
 	attr->sm_lid = 0;
@@ -784,6 +786,8 @@ static const struct pv_driver_ops sroce_ops = {
 	.modify_qp = pv_sroce_qp_modify,
 	.query_qp = pv_sroce_qp_query,
 	.destroy_qp = pv_sroce_qp_destroy,
+	.create_ah = pv_sroce_ah_create,
+	.destroy_ah = pv_sroce_ah_destroy,
 	.progress = pv_sroce_progress,
 };
 

@@ -20,6 +20,9 @@
  *   sroce_resp.c   responder (placement, rkey checks, ACK/NAK, READ and
  *                  atomic responses; receive WQEs from the RQ or an SRQ;
  *                  the UC responder)
+ *   sroce_ud.c     address handles, UD QPs: post_send, requester (one
+ *                  SEND ONLY per WQE, complete on transmission), responder
+ *                  (qkey check, GRH + payload into a receive WQE)
  *   sroce_net.c    progress loop: RX burst, dispatch, TX burst, pcapng capture
  */
 
@@ -84,6 +87,8 @@ extern int pv_sroce_logtype;
 #define SROCE_HDR_TMPL_LEN	(SROCE_L2L4_HLEN + SROCE_BTH_LEN)	/* 54 */
 
 #define SROCE_ARP_CACHE		16
+#define SROCE_MAX_AH		65536	/* reported max_ah; AHs are not in a table */
+#define SROCE_GRH_LEN		40	/* GRH area at the start of a UD receive buffer */
 
 struct sroce_dev;
 struct sroce_qp;
@@ -117,6 +122,7 @@ struct sroce_dev {
 	uint32_t nb_mr;
 	uint32_t nb_cq;
 	uint32_t nb_srq;
+	uint32_t nb_ah;
 	uint32_t next_pd;
 	struct pv_sroce_stats stats;
 	struct pv_sroce_fault fault;
@@ -166,6 +172,17 @@ struct sroce_mr {
 	unsigned int access;
 };
 
+/**
+ * Address handle: the Ethernet/IPv4/UDP headers of a UD destination, built
+ * (ARP resolved) at create; the UDP source port and the BTH are per QP/WR.
+ */
+struct sroce_ah {
+	struct pv_ah ibah;		/* must be first */
+	struct sroce_dev *dev;
+	uint8_t hdr[SROCE_L2L4_HLEN];	/* Eth/IPv4/UDP, tot_len, checksum, sport 0 */
+	uint32_t ip_sum;		/* ones' complement sum of the IPv4 header, tot_len 0 */
+};
+
 struct sroce_cq {
 	struct pv_cq ibcq;		/* must be first */
 	struct sroce_dev *dev;
@@ -195,9 +212,9 @@ struct sroce_swqe {
 	uint16_t num_sge;
 	uint32_t length;		/* message bytes */
 	rte_be32_t imm;
-	uint32_t rkey;
-	uint64_t raddr;
-	uint64_t compare_add;
+	uint32_t rkey;			/* UD: the remote QPN */
+	uint64_t raddr;			/* UD: the struct sroce_ah pointer */
+	uint64_t compare_add;		/* UD: the Q_Key to send (high bit resolved) */
 	uint64_t swap;
 	uint32_t first_psn;		/* assigned when the WQE starts on the wire */
 	uint32_t last_psn;
@@ -280,7 +297,7 @@ struct sroce_qp {
 	struct sroce_dev *dev;
 	sroce_resp_rx_fn fp_resp_rx;
 	sroce_req_tx_fn fp_req_tx;
-	uint8_t transport;		/* SROCE_OP_RC or SROCE_OP_UC: opcodes it accepts */
+	uint8_t transport;		/* SROCE_OP_RC, _UC or _UD: opcodes it accepts */
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;
 	struct sroce_pd *pd;
@@ -308,6 +325,7 @@ struct sroce_qp {
 	/* path */
 	uint32_t mtu;			/* path MTU in bytes */
 	uint32_t dqpn;
+	uint16_t ud_sport;		/* UD: UDP source port of every frame */
 	uint8_t hdr[SROCE_HDR_TMPL_LEN];	/* Eth/IPv4/UDP/BTH template */
 	uint32_t ip_sum;		/* ones' complement sum of the IPv4 header, tot_len 0 */
 
@@ -590,6 +608,18 @@ void pv_sroce_resp_rx_srq(struct sroce_qp *qp, struct sroce_pkt *pkt);
 void pv_sroce_resp_rx_uc(struct sroce_qp *qp, struct sroce_pkt *pkt);
 /** Send READ/atomic responses then a pending ACK/NAK; @return frames queued. */
 int pv_sroce_resp_tx(struct sroce_qp *qp);
+
+/* sroce_ud.c */
+struct pv_ah *pv_sroce_ah_create(struct pv_pd *pd, struct pv_ah_attr *attr);
+int pv_sroce_ah_destroy(struct pv_ah *ah);
+/** post_send of a UD QP (SEND and SEND_WITH_IMM only). */
+int pv_sroce_post_send_ud(struct pv_qp *qp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr);
+/** UD requester: one SEND ONLY per WQE, completed when queued; @return frames queued. */
+int pv_sroce_req_tx_ud(struct sroce_qp *qp);
+/** UD responder on the QP's own RQ. */
+void pv_sroce_resp_rx_ud(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** UD responder on the QP's SRQ. */
+void pv_sroce_resp_rx_ud_srq(struct sroce_qp *qp, struct sroce_pkt *pkt);
 
 /* sroce_arp.c */
 void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m);

@@ -3,8 +3,8 @@
  */
 
 /*
- * RC and UC queue pairs: create/modify/query/destroy, post_send/post_recv
- * and the flush of both queues in ERR.
+ * RC, UC and UD queue pairs: create/modify/query/destroy, post_send/post_recv
+ * and the flush of both queues in ERR (the UD data path is in sroce_ud.c).
  *
  * What differs between QP kinds is chosen at create and stored on the QP:
  * post_send (UC refuses READ and atomics), the requester (qp->fp_req_tx: UC
@@ -245,14 +245,15 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	struct sroce_qp *qp;
 	uint32_t sq_n, rq_n, i, idx = UINT32_MAX, slen;
 
-	if (attr->qp_type != PV_QPT_RC && attr->qp_type != PV_QPT_UC) {
-		SROCE_LOG(ERR, "%s: qp type %d not implemented (RC and UC only)", dev->ibdev.name,
-			  attr->qp_type);
+	if (attr->qp_type != PV_QPT_RC && attr->qp_type != PV_QPT_UC &&
+	    attr->qp_type != PV_QPT_UD) {
+		SROCE_LOG(ERR, "%s: qp type %d not implemented (RC, UC and UD only)",
+			  dev->ibdev.name, attr->qp_type);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	/* lib/verbs allows an SRQ on RC (and UD) QPs only; the SRQ must be ours */
-	if (srq != NULL && (attr->qp_type != PV_QPT_RC || srq->dev != dev)) {
+	/* lib/verbs allows an SRQ on RC and UD QPs only; the SRQ must be ours */
+	if (srq != NULL && (attr->qp_type == PV_QPT_UC || srq->dev != dev)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -330,7 +331,12 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	qp->ibqp.sq_sig_all = attr->sq_sig_all;
 	qp->ibqp.send_cq = attr->send_cq;
 	qp->ibqp.recv_cq = attr->recv_cq;
-	if (attr->qp_type == PV_QPT_UC) {
+	if (attr->qp_type == PV_QPT_UD) {
+		qp->transport = SROCE_OP_UD;
+		qp->ibqp.fp_post_send = pv_sroce_post_send_ud;
+		qp->fp_req_tx = pv_sroce_req_tx_ud;
+		qp->fp_resp_rx = srq != NULL ? pv_sroce_resp_rx_ud_srq : pv_sroce_resp_rx_ud;
+	} else if (attr->qp_type == PV_QPT_UC) {
 		qp->transport = SROCE_OP_UC;
 		qp->ibqp.fp_post_send = sroce_post_send_uc;
 		qp->fp_req_tx = pv_sroce_req_tx_uc;
@@ -440,6 +446,13 @@ sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
 	int ret;
 
 	RTE_SET_USED(attr);
+	if (qp->ibqp.qp_type == PV_QPT_UD) {
+		/* destinations come with each WR (AH); messages fit the port MTU */
+		qp->mtu = pv_mtu_to_bytes(dev->active_mtu);
+		qp->attr.path_mtu = dev->active_mtu;
+		qp->ud_sport = sroce_qp_sport(0, qp->ibqp.qp_num, 1);
+		return 0;
+	}
 	if ((qp->attr_mask & PV_QP_AV) == 0 || !qp->attr.ah_attr.is_global ||
 	    memcmp(g, v4map, sizeof(v4map)) != 0) {
 		SROCE_LOG(ERR, "qp 0x%x: RTR needs a global AV with an IPv4-mapped dgid "
