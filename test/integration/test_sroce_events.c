@@ -472,24 +472,15 @@ suite_clean(void)
 int
 main(void)
 {
-	char prefix[64];
 	CU_pSuite s;
 	int ret, fails;
 
 	/* children first: nothing of DPDK may exist in a process that forks */
 	memif_result = memif_run();
-	snprintf(prefix, sizeof(prefix), "ut_sroce_ev_%d", (int)getpid());
-	ret = ut_pv_init("test_sroce_events", 256, prefix, 0,
-			 "--pv-dev=softroce:port=net_ring_sroce_ev_a,ip=10.0.1.1",
-			 "--pv-dev=softroce:port=net_ring_sroce_ev_b,ip=10.0.1.2", NULL);
-	if (ret < 0) {
-		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
-		return 77;
-	}
-	if (ut_ring_ports_crossed("sroce_ev", 1024) != 0) {
-		fprintf(stderr, "net_ring PMD not available\n");
-		return 77;
-	}
+	ret = ut_ring_pair_init("test_sroce_events", 256, "sroce_ev", 1024, "ip=10.0.1.1",
+				"ip=10.0.1.2");
+	if (ret != 0)
+		return ret;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	s = CU_add_suite("sroce_events", suite_init, suite_clean);

@@ -266,7 +266,7 @@ suite_clean(void)
 int
 main(int argc, char **argv)
 {
-	char prefix[64], dev[2][256];
+	char dev[2][256];
 	CU_pSuite s;
 	int ret, fails, i;
 
@@ -281,20 +281,11 @@ main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < 2; i++) {
 		snprintf(file[i], sizeof(file[i]), "%s/%c.pcapng", dir, 'a' + i);
-		snprintf(dev[i], sizeof(dev[i]),
-			 "--pv-dev=softroce:port=net_ring_sroce_pc_%c,ip=10.0.0.%d,pcap=%s",
-			 'a' + i, i + 1, file[i]);
+		snprintf(dev[i], sizeof(dev[i]), "ip=10.0.0.%d,pcap=%s", i + 1, file[i]);
 	}
-	snprintf(prefix, sizeof(prefix), "ut_sroce_pcap_%d", (int)getpid());
-	ret = ut_pv_init("test_sroce_pcap", 256, prefix, 0, dev[0], dev[1], NULL);
-	if (ret < 0) {
-		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
-		return 77;
-	}
-	if (ut_ring_ports_crossed("sroce_pc", RING_SLOTS) != 0) {
-		fprintf(stderr, "net_ring PMD not available\n");
-		return 77;
-	}
+	ret = ut_ring_pair_init("test_sroce_pcap", 256, "sroce_pc", RING_SLOTS, dev[0], dev[1]);
+	if (ret != 0)
+		return ret;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	s = CU_add_suite("sroce_pcap", suite_init, suite_clean);

@@ -587,22 +587,13 @@ suite_clean(void)
 int
 main(void)
 {
-	char prefix[64];
 	CU_pSuite s;
 	int ret, fails;
 
-	snprintf(prefix, sizeof(prefix), "ut_sroce_ring_%d", (int)getpid());
-	ret = ut_pv_init("test_sroce_ring", 512, prefix, 0,
-			 "--pv-dev=softroce:port=net_ring_sroce_ut_a,ip=10.0.0.1",
-			 "--pv-dev=softroce:port=net_ring_sroce_ut_b,ip=10.0.0.2", NULL);
-	if (ret < 0) {
-		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
-		return 77;
-	}
-	if (ut_ring_ports_crossed("sroce_ut", 4096) != 0) {
-		fprintf(stderr, "net_ring PMD not available\n");
-		return 77;
-	}
+	ret = ut_ring_pair_init("test_sroce_ring", 512, "sroce_ut", 4096, "ip=10.0.0.1",
+				"ip=10.0.0.2");
+	if (ret != 0)
+		return ret;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	s = CU_add_suite("sroce_ring", suite_init, suite_clean);

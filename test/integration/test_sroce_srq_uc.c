@@ -837,22 +837,13 @@ suite_clean(void)
 int
 main(void)
 {
-	char prefix[64];
 	CU_pSuite s;
 	int ret, fails;
 
-	snprintf(prefix, sizeof(prefix), "ut_sroce_srq_uc_%d", (int)getpid());
-	ret = ut_pv_init("test_sroce_srq_uc", 256, prefix, 0,
-			 "--pv-dev=softroce:port=net_ring_srq_uc_a,ip=10.0.1.1",
-			 "--pv-dev=softroce:port=net_ring_srq_uc_b,ip=10.0.1.2", NULL);
-	if (ret < 0) {
-		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
-		return 77;
-	}
-	if (ut_ring_ports_crossed("srq_uc", 4096) != 0) {
-		fprintf(stderr, "net_ring PMD not available\n");
-		return 77;
-	}
+	ret = ut_ring_pair_init("test_sroce_srq_uc", 256, "srq_uc", 4096, "ip=10.0.1.1",
+				"ip=10.0.1.2");
+	if (ret != 0)
+		return ret;
 	if (suite_init() != 0) {
 		fprintf(stderr, "set-up failed\n");
 		return 1;

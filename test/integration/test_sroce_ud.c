@@ -599,22 +599,12 @@ suite_clean(void)
 int
 main(void)
 {
-	char prefix[64];
 	CU_pSuite s;
 	int ret, fails;
 
-	snprintf(prefix, sizeof(prefix), "ut_sroce_ud_%d", (int)getpid());
-	ret = ut_pv_init("test_sroce_ud", 256, prefix, 0,
-			 "--pv-dev=softroce:port=net_ring_ud_a,ip=" IP_A,
-			 "--pv-dev=softroce:port=net_ring_ud_b,ip=" IP_B, NULL);
-	if (ret < 0) {
-		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
-		return 77;
-	}
-	if (ut_ring_ports_crossed("ud", 4096) != 0) {
-		fprintf(stderr, "net_ring PMD not available\n");
-		return 77;
-	}
+	ret = ut_ring_pair_init("test_sroce_ud", 256, "ud", 4096, "ip=" IP_A, "ip=" IP_B);
+	if (ret != 0)
+		return ret;
 	if (suite_init() != 0) {
 		fprintf(stderr, "set-up failed\n");
 		return 1;

@@ -66,6 +66,29 @@ ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned i
 	return pv_init(argc, argv);
 }
 
+int
+ut_ring_pair_init(const char *prog, unsigned int mem_mb, const char *name,
+		  unsigned int slots, const char *args_a, const char *args_b)
+{
+	/* static: ut_pv_init() keeps pointers to its arguments */
+	static char prefix[64], dev_a[256], dev_b[256];
+	int ret;
+
+	snprintf(prefix, sizeof(prefix), "ut_%s_%d", name, (int)getpid());
+	snprintf(dev_a, sizeof(dev_a), "--pv-dev=softroce:port=net_ring_%s_a,%s", name, args_a);
+	snprintf(dev_b, sizeof(dev_b), "--pv-dev=softroce:port=net_ring_%s_b,%s", name, args_b);
+	ret = ut_pv_init(prog, mem_mb, prefix, 0, dev_a, dev_b, NULL);
+	if (ret < 0) {
+		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
+		return 77;
+	}
+	if (ut_ring_ports_crossed(name, slots) != 0) {
+		fprintf(stderr, "net_ring PMD not available\n");
+		return 77;
+	}
+	return 0;
+}
+
 ut_from_rings_fn
 ut_from_rings(void)
 {

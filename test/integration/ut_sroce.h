@@ -61,6 +61,16 @@ int ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsign
 	       ...) __attribute__((sentinel));
 
 /*
+ * The start of every one-process test: ut_pv_init() on lcore 0 with two
+ * softroce devices, "--pv-dev=softroce:port=net_ring_<name>_a,<args_a>" and
+ * the same for _b, then their crossed ring ports (ut_ring_ports_crossed()).
+ * --file-prefix is ut_<name>_<pid>. Says why on stderr when it fails.
+ * @return 0, or 77 (meson: skipped) when EAL or the ring PMD is not there
+ */
+int ut_ring_pair_init(const char *prog, unsigned int mem_mb, const char *name,
+		      unsigned int slots, const char *args_a, const char *args_b);
+
+/*
  * Open the first device into *@p ctx.
  * @return 0, 77 (meson: skipped) when there is none, -1 when it does not open
  */
