@@ -50,7 +50,7 @@ FAKE_MAC=02:00:0a:4d:00:c8
 
 PINGPONG=$BUILD/apps/pv-pingpong
 PERF=$BUILD/apps/pv-perf
-DECODE=$BUILD/apps/pv-roce-decode
+DECODE=$BUILD/tools/pv-roce-decode
 OOB=$BUILD/test/unit/cm/test_cm_perftest
 
 pass=0 fail=0
@@ -266,7 +266,7 @@ case_perf() {	# case_perf ROLE TEST SIZE ITERS
 		return
 	fi
 	if ! perf_has_perftest_mode; then
-		result "$name" "pv-perf has no --perftest exchange (lib/cm pv_cm_perftest_* not wired in)"
+		result "$name" "pv-perf has no --perftest exchange (apps/perf/perf_proto.c not wired in)"
 		return
 	fi
 	[ "$role" = client ] && peer=$VM_IP
