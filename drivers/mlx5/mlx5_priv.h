@@ -23,6 +23,8 @@
 
 #include <infiniband/mlx5dv.h>
 
+#include "pv_autoconf.h"
+
 #include "pv_rtc.h"
 #include "pv_verbs_driver.h"
 
@@ -295,7 +297,7 @@ uint32_t pv_mlx5_pow2(uint32_t v);
 /* ---- the two control paths ---- */
 
 extern const struct pv_driver_ops pv_mlx5_model_ops;
-#ifdef PV_MLX5_HAVE_HW
+#ifdef PV_HAVE_MLX5DV
 extern const struct pv_driver_ops pv_mlx5_hw_ops;
 #endif
 

@@ -5,7 +5,10 @@
 /**
  * @file
  * Driver SDK: what a pollverbs driver implements and what lib/verbs gives it.
- * DRIVER-ONLY: applications must not include this header.
+ * DRIVER-ONLY: applications must not include this header. It is not
+ * installed and its functions are not exported by libpollverbs.so (drivers
+ * are built in-tree, linked into the library); an out-of-tree driver SDK
+ * would export them under their own version node (lib/libpollverbs.map).
  *
  * Conventions (STYLE.md section 5 and 7):
  * - A driver fills a const struct pv_driver_ops with designated initializers,
