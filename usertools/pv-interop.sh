@@ -51,7 +51,7 @@ FAKE_MAC=02:00:0a:4d:00:c8
 PINGPONG=$BUILD/apps/pv-pingpong
 PERF=$BUILD/apps/pv-perf
 DECODE=$BUILD/tools/pv-roce-decode
-OOB=$BUILD/test/unit/cm/test_cm_perftest
+OOB=$BUILD/test/unit/perf/test_perf_proto
 
 pass=0 fail=0
 started_vm=0
@@ -203,7 +203,8 @@ pair_reason() {	# pair_reason NAME: '' when both sides exited 0
 }
 
 # ------------------------------------------------------------------ cases
-# exchange only (no RDMA): lib/cm's perftest exchange against real perftest servers
+# exchange only (no RDMA): pv-perf's perftest exchange (apps/perf/perf_proto.c)
+# against real perftest servers
 case_oob() {	# case_oob TEST
 	local t=$1 name="perftest-oob-$1-mtu$ROCEMTU" r=''
 	want "$name" || return 0

@@ -6,8 +6,9 @@
  * mlx5 driver private declarations: objects, logging, and the interface
  * between the data path (mlx5_qp.c, mlx5_cq.c), which only reads and writes
  * queue buffers and doorbells, and the two control paths that produce those
- * queues: rdma-core (mlx5_hw.c, real ConnectX) and the device model
- * (mlx5_model.c). Both hand the data path a struct mlx5dv_qp / mlx5dv_cq,
+ * queues: rdma-core (mlx5_hw.c, for a ConnectX; built when PV_HAVE_MLX5DV,
+ * never run on one yet) and the device model (mlx5_model.c, its own static
+ * library, not in libpollverbs.so). Both hand the data path a struct mlx5dv_qp / mlx5dv_cq,
  * the structures mlx5dv_init_obj() fills.
  */
 

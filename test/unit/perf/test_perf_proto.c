@@ -667,7 +667,7 @@ test_invalid_arguments(void)
 /* ------------------------------------------------------------------ */
 
 /*
- * test_cm_perftest --peer HOST|--listen --test write_bw [--mtu 3] [--port N]
+ * test_perf_proto --peer HOST|--listen --test write_bw [--mtu 3] [--port N]
  *                  [--gid-ip A.B.C.D] [--no-gid]
  * runs the whole exchange of one test against a real perftest process (no
  * RDMA; the address sent is a made-up QP at ::ffff:A.B.C.D, 10.77.0.100 by
@@ -772,7 +772,7 @@ main(int argc, char **argv)
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
-	s = CU_add_suite("cm_perftest", NULL, NULL);
+	s = CU_add_suite("perf_proto", NULL, NULL);
 	if (s == NULL ||
 	    CU_add_test(s, "encode_gid_matches_perftest", test_encode_gid_matches_perftest) == NULL ||
 	    CU_add_test(s, "encode_nogid_matches_perftest",
