@@ -72,14 +72,18 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 		w->raddr = wr->wr.rdma.remote_addr;
 		w->rkey = wr->wr.rdma.rkey;
 	}
+	if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge))
+		return EINVAL;
 	if ((wr->send_flags & PV_SEND_INLINE) && !w->rd_atomic) {
 		uint8_t *dst = (uint8_t *)w->sge;
 
+		/* 64-bit sum: 32-bit lengths must not wrap past the check */
+		if (unlikely(pv_sge_total_len(wr->sg_list, wr->num_sge) >
+			     qp->ibqp.cap.max_inline_data))
+			return EINVAL;
 		for (i = 0; i < wr->num_sge; i++) {
 			uint32_t l = wr->sg_list[i].length;
 
-			if (unlikely(len + l > qp->ibqp.cap.max_inline_data))
-				return EINVAL;
 			rte_memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr, l);
 			len += l;
 		}
@@ -88,8 +92,6 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 		w->length = len;
 		return 0;
 	}
-	if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge))
-		return EINVAL;
 	w->inl = 0;
 	w->num_sge = wr->num_sge;
 	for (i = 0; i < wr->num_sge; i++) {

@@ -134,7 +134,8 @@ pv_sroce_post_send_ud(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 
 		if (unlikely((wr->opcode != PV_WR_SEND && wr->opcode != PV_WR_SEND_WITH_IMM) ||
 			     wr->wr.ud.ah == NULL || wr->wr.ud.ah->context != ibqp->context ||
-			     wr->num_sge < 0)) {
+			     wr->num_sge < 0 ||
+			     (uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge)) {
 			ret = EINVAL;
 			break;
 		}
@@ -158,20 +159,20 @@ pv_sroce_post_send_ud(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 		if (wr->send_flags & PV_SEND_INLINE) {
 			uint8_t *dst = (uint8_t *)w->sge;
 
+			/* 64-bit sum: 32-bit lengths must not wrap past the check */
+			if (unlikely(pv_sge_total_len(wr->sg_list, wr->num_sge) >
+				     qp->ibqp.cap.max_inline_data)) {
+				ret = EINVAL;
+				break;
+			}
 			for (i = 0; i < wr->num_sge; i++) {
 				uint32_t l = wr->sg_list[i].length;
 
-				if (unlikely(len + l > qp->ibqp.cap.max_inline_data)) {
-					ret = EINVAL;
-					break;
-				}
 				memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr, l);
 				len += l;
 			}
 			w->inl = 1;
 			w->num_sge = 0;
-		} else if (unlikely((uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge)) {
-			ret = EINVAL;
 		} else {
 			w->inl = 0;
 			w->num_sge = wr->num_sge;
