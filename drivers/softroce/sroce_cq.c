@@ -13,6 +13,7 @@
 
 #include <rte_malloc.h>
 
+#include "sroce_fp.h"
 #include "sroce_priv.h"
 
 static int

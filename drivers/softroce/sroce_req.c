@@ -14,9 +14,12 @@
  *
  * UC (IBTA 9.8) shares the segmentation: the same opcodes in the UC range
  * (0x20..), no AckReq, no PSN window, no ACK and no retransmission; a WQE
- * completes when its last packet is queued (sq_ci == req.idx). The
- * transmit body takes a const flag; pv_sroce_req_tx and pv_sroce_req_tx_uc
- * are its two variants (qp->fp_req_tx).
+ * completes when its last packet is queued (sq_ci == req.idx). UD (9.8.4)
+ * is one SEND ONLY per WQE (BTH + DETH to the WR's address handle),
+ * completed the same way; a UD WQE above the MTU completes without a packet
+ * (C10-93.1.1, as rxe) and is counted in ud_oversize. The transmit body
+ * takes const QP-type flags; pv_sroce_req_tx, pv_sroce_req_tx_uc and
+ * pv_sroce_req_tx_ud are its variants (qp->fp_req_tx).
  */
 
 #include <string.h>
@@ -83,10 +86,12 @@ sroce_req_opcode(uint8_t wr_op, int first, int last)
 }
 
 /* one SEND/WRITE packet of @p w at the transmit cursor; @return 0 or -ENOBUFS.
- * Always inlined: @p uc must fold away in the RC variant. */
+ * Always inlined: @p qpf must fold away in each variant. */
 static __rte_always_inline int
-sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const int uc)
+sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int qpf)
 {
+	const int uc = (qpf & SROCE_QPF_UC) != 0;
+	const int ud = (qpf & SROCE_QPF_UD) != 0;
 	uint32_t off = qp->req.off;
 	uint32_t paylen = RTE_MIN(qp->mtu, w->length - off);
 	int first = off == 0;
@@ -103,18 +108,32 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const int uc)
 	if (last && (op == SROCE_OP_RC_SEND_LAST_IMM || op == SROCE_OP_RC_SEND_ONLY_IMM ||
 		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM))
 		ext += SROCE_IMM_LEN;
-	/* UC is never acknowledged: no AckReq (as rxe sends it) */
-	ackreq = !uc && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
-	/* UC SEND/WRITE opcodes are the RC ones in the UC range (IBTA table 38) */
-	m = sroce_frame_start(qp, uc ? op | SROCE_OP_UC : op, qp->req.psn, ackreq,
-			      last && w->se, ext, paylen, &p);
+	/* UC and UD are never acknowledged: no AckReq (as rxe sends them) */
+	ackreq = !uc && !ud && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
+	if (ud) {
+		/* one SEND ONLY (caller checked the MTU) with a DETH */
+		ext += SROCE_DETH_LEN;
+		op = op == SROCE_OP_RC_SEND_ONLY_IMM ? SROCE_OP_UD_SEND_ONLY_IMM :
+		     SROCE_OP_UD_SEND_ONLY;
+		m = sroce_frame_start_ud(qp, w->ud.ah, w->ud.remote_qpn, op, qp->req.psn, w->se,
+					 ext, paylen, &p);
+	} else {
+		/* UC SEND/WRITE opcodes are the RC ones in the UC range (IBTA table 38) */
+		m = sroce_frame_start(qp, uc ? op | SROCE_OP_UC : op, qp->req.psn, ackreq,
+				      last && w->se, ext, paylen, &p);
+	}
 	if (unlikely(m == NULL))
 		return -ENOBUFS;
 	if (ackreq)
 		qp->req.noack = 0;
-	if (first && (w->opcode == PV_WR_RDMA_WRITE || w->opcode == PV_WR_RDMA_WRITE_WITH_IMM)) {
-		sroce_put_be64(p, w->raddr);
-		sroce_put_be32(p + 8, w->rkey);
+	if (ud) {
+		sroce_put_be32(p, w->ud.qkey);
+		sroce_put_be32(p + 4, qp->ibqp.qp_num);
+		p += SROCE_DETH_LEN;
+	} else if (first && (w->opcode == PV_WR_RDMA_WRITE ||
+			     w->opcode == PV_WR_RDMA_WRITE_WITH_IMM)) {
+		sroce_put_be64(p, w->rdma.raddr);
+		sroce_put_be32(p + 8, w->rdma.rkey);
 		sroce_put_be32(p + 12, w->length);
 		p += SROCE_RETH_LEN;
 	}
@@ -147,8 +166,8 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 		if (unlikely(m == NULL))
 			return -ENOBUFS;
 		/* a retry asks for the rest of the message only */
-		sroce_put_be64(p, w->raddr + off);
-		sroce_put_be32(p + 8, w->rkey);
+		sroce_put_be64(p, w->rdma.raddr + off);
+		sroce_put_be32(p + 8, w->rdma.rkey);
 		sroce_put_be32(p + 12, w->length - off);
 	} else {
 		m = sroce_frame_start(qp, w->opcode == PV_WR_ATOMIC_CMP_AND_SWP ?
@@ -156,13 +175,13 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 				      qp->req.psn, 1, 0, SROCE_ATMETH_LEN, 0, &p);
 		if (unlikely(m == NULL))
 			return -ENOBUFS;
-		sroce_put_be64(p, w->raddr);
-		sroce_put_be32(p + 8, w->rkey);
+		sroce_put_be64(p, w->atomic.raddr);
+		sroce_put_be32(p + 8, w->atomic.rkey);
 		if (w->opcode == PV_WR_ATOMIC_CMP_AND_SWP) {
-			sroce_put_be64(p + 12, w->swap);
-			sroce_put_be64(p + 20, w->compare_add);
+			sroce_put_be64(p + 12, w->atomic.swap);
+			sroce_put_be64(p + 20, w->atomic.compare_add);
 		} else {
-			sroce_put_be64(p + 12, w->compare_add);
+			sroce_put_be64(p + 12, w->atomic.compare_add);
 			sroce_put_be64(p + 20, 0);
 		}
 	}
@@ -177,10 +196,24 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 
 static inline int sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w);
 
-/* Always inlined into its two variants: @p uc must fold away for RC. */
-static __rte_always_inline int
-sroce_req_tx(struct sroce_qp *qp, const int uc)
+/*
+ * A UD WQE above the MTU: no packet, a successful completion (room checked
+ * by the caller).
+ */
+static __rte_noinline void
+sroce_req_ud_oversize(struct sroce_qp *qp, struct sroce_swqe *w)
 {
+	qp->dev->stats.ud_oversize++;
+	qp->req.idx++;
+	(void)sroce_comp_wqe(qp, w);
+}
+
+/* Always inlined into its three variants: @p qpf must fold away for RC. */
+static __rte_always_inline int
+sroce_req_tx(struct sroce_qp *qp, const unsigned int qpf)
+{
+	/* unacknowledged: complete when the last packet is queued */
+	const int uc = (qpf & (SROCE_QPF_UC | SROCE_QPF_UD)) != 0;
 	struct sroce_dev *dev = qp->dev;
 	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(dev));
 	uint32_t max_rd = RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1);
@@ -193,10 +226,14 @@ sroce_req_tx(struct sroce_qp *qp, const int uc)
 
 		if (!uc && unlikely(sroce_psn_diff(qp->req.psn, qp->comp.psn) >= SROCE_WINDOW))
 			break;
-		/* UC completes at the last packet: keep it queued until the CQ has room */
-		if (uc && unlikely(w->signaled && w->length - qp->req.off <= qp->mtu &&
-				   sroce_cq_space(qp->scq) == 0))
+		/* UC/UD complete at the last packet: keep it queued until the CQ has room */
+		if (uc && unlikely(w->signaled && sroce_cq_space(qp->scq) == 0 &&
+				   ((qpf & SROCE_QPF_UD) || w->length - qp->req.off <= qp->mtu)))
 			break;
+		if ((qpf & SROCE_QPF_UD) && unlikely(w->length > qp->mtu)) {
+			sroce_req_ud_oversize(qp, w);
+			continue;
+		}
 		if (qp->req.off == 0) {
 			if (!uc && unlikely(w->rd_atomic && qp->req.rd_inflight >= max_rd))
 				break;
@@ -215,12 +252,12 @@ sroce_req_tx(struct sroce_qp *qp, const int uc)
 			if (unlikely(sroce_req_rd_atomic_pkt(qp, w) != 0))
 				break;
 		} else {
-			if (unlikely(sroce_req_send_pkt(qp, w, uc) != 0))
+			if (unlikely(sroce_req_send_pkt(qp, w, qpf) != 0))
 				break;
 			if (qp->req.off == w->length) {
 				qp->req.idx++;
 				qp->req.off = 0;
-				/* UC: done once on the wire (room checked above) */
+				/* UC/UD: done once on the wire (room checked above) */
 				if (uc)
 					(void)sroce_comp_wqe(qp, w);
 			}
@@ -245,7 +282,13 @@ pv_sroce_req_tx(struct sroce_qp *qp)
 int
 pv_sroce_req_tx_uc(struct sroce_qp *qp)
 {
-	return sroce_req_tx(qp, 1);
+	return sroce_req_tx(qp, SROCE_QPF_UC);
+}
+
+int
+pv_sroce_req_tx_ud(struct sroce_qp *qp)
+{
+	return sroce_req_tx(qp, SROCE_QPF_UD);
 }
 
 /* go-back-N: restart transmission at @p psn (IBTA 9.7.4.1.4 / 9.7.5.1.2) */

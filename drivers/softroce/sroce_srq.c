@@ -22,6 +22,7 @@
 
 #include <rte_malloc.h>
 
+#include "sroce_fp.h"
 #include "sroce_priv.h"
 
 static int

@@ -96,8 +96,13 @@ post(struct sroce_qp *qp, uint8_t op, uint32_t len, int signaled)
 	w->num_sge = 1;
 	w->sge[0].addr = data;
 	w->sge[0].length = len;
-	w->raddr = 0x1000;
-	w->rkey = 0x4242;
+	if (op >= PV_WR_ATOMIC_CMP_AND_SWP) {
+		w->atomic.raddr = 0x1000;
+		w->atomic.rkey = 0x4242;
+	} else {
+		w->rdma.raddr = 0x1000;
+		w->rdma.rkey = 0x4242;
+	}
 	return w;
 }
 
