@@ -17,6 +17,8 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
+#include "ut_sroce_unit.h"
+
 static struct sroce_dev *dev;
 static struct sroce_cq cq;
 static uint8_t data[1 << 20];
@@ -25,9 +27,6 @@ static struct sroce_qp *
 mkqp(uint32_t mtu, uint32_t psn)
 {
 	struct sroce_qp *qp = calloc(1, sizeof(*qp));
-	uint8_t *h, *ip, *udp;
-	uint32_t sum = 0;
-	int i;
 
 	qp->dev = dev;
 	qp->scq = &cq;
@@ -46,30 +45,7 @@ mkqp(uint32_t mtu, uint32_t psn)
 	qp->comp.rnr_left = 1;
 	qp->timeout_tsc = 1000000;
 	qp->req.psn = qp->req.hw_psn = qp->comp.psn = psn;
-	/* Eth / IPv4 10.0.0.1 > 10.0.0.2 / UDP 0xc001 > 4791 / BTH template */
-	h = qp->hdr;
-	memset(h, 0, sizeof(qp->hdr));
-	memset(h, 0x02, 12);
-	h[12] = 0x08;
-	ip = h + 14;
-	ip[0] = 0x45;
-	ip[6] = 0x40;
-	ip[8] = 64;
-	ip[9] = 17;
-	ip[12] = 10;
-	ip[15] = 1;
-	ip[16] = 10;
-	ip[19] = 2;
-	udp = ip + 20;
-	udp[0] = 0xc0;
-	udp[1] = 0x01;
-	udp[2] = 4791 >> 8;
-	udp[3] = 4791 & 0xff;
-	((struct sroce_bth *)(udp + 8))->pkey = rte_cpu_to_be_16(0xffff);
-	((struct sroce_bth *)(udp + 8))->qpn = rte_cpu_to_be_32(qp->dqpn);
-	for (i = 0; i < 20; i += 2)
-		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
-	qp->ip_sum = sum;
+	ut_qp_hdr_build(qp);
 	return qp;
 }
 
@@ -110,22 +86,7 @@ post(struct sroce_qp *qp, uint8_t op, uint32_t len, int signaled)
 static int
 drain(struct sroce_pkt *pkts, int max)
 {
-	int n = 0;
-
-	while (dev->tx_head != dev->tx_tail) {
-		struct rte_mbuf *m = dev->tx_ring[dev->tx_head];
-		struct sroce_pkt p;
-
-		CU_ASSERT_EQUAL(pv_sroce_pkt_parse(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, 1,
-						   &p), 0);
-		p.frame = NULL;
-		if (n < max)
-			pkts[n] = p;
-		n++;
-		rte_pktmbuf_free(m);
-		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
-	}
-	return n;
+	return ut_tx_drain(dev, pkts, max);
 }
 
 static struct sroce_pkt
@@ -381,18 +342,13 @@ test_read_responses(void)
 int
 main(void)
 {
-	char *eal[] = { "test_sroce_req", "--no-huge", "--no-pci", "-m", "64", "-l", "0",
-			"--file-prefix=ut_sroce_req", "--log-level=*:error" };
 	static struct pv_wc ring[64];
 	CU_pSuite s;
-	int fails;
+	int fails, rc;
 
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
-		return 77;
-	dev = calloc(1, sizeof(*dev));
-	dev->mp = rte_pktmbuf_pool_create("ut_req", 2048, 0, 0, SROCE_MBUF_DATA, 0);
-	if (dev->mp == NULL)
-		return 1;
+	dev = ut_eal_dev_init("ut_sroce_req", &rc);
+	if (dev == NULL)
+		return rc;
 	cq.ring = ring;
 	cq.mask = 63;
 	cq.dev = dev;
