@@ -286,5 +286,6 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 int
 pv_sroce_progress(struct pv_context *context)
 {
+	sroce_owner_check(sroce_dev_of(context));
 	return pv_sroce_dev_progress(sroce_dev_of(context));
 }

@@ -32,6 +32,7 @@
 #ifndef PV_DRIVERS_SOFTROCE_SROCE_PRIV_H
 #define PV_DRIVERS_SOFTROCE_SROCE_PRIV_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,19 @@
 
 #include "pv_sroce.h"
 #include "sroce_wire.h"
+
+/*
+ * Debug builds (-O0, as the ASan build: --buildtype=debug) and builds with
+ * RTE_ENABLE_ASSERT check the data path's threading rules and invariants;
+ * optimized builds compile the checks out. (Debian's DPDK does not define
+ * RTE_ENABLE_ASSERT, so RTE_ASSERT alone would be off in every build.)
+ */
+#if defined(RTE_ENABLE_ASSERT) || !defined(__OPTIMIZE__)
+#define SROCE_DEBUG 1
+#define SROCE_ASSERT(x) RTE_VERIFY(x)
+#else
+#define SROCE_ASSERT(x) do { } while (0)
+#endif
 
 extern int pv_sroce_logtype;
 #define RTE_LOGTYPE_PV_SROCE pv_sroce_logtype
@@ -154,6 +168,9 @@ struct sroce_dev {
 	uint8_t link_up;		/* link state last seen; query_port reports it (atomic) */
 	uint8_t lsc_intr;		/* the PMD raises LSC interrupts: configured on */
 	uint8_t lsc_cb;			/* LSC callback registered */
+	/* debug builds: the thread driving the data path (sroce_owner_check()) */
+	pthread_t owner;
+	uint8_t owner_set;
 };
 
 struct sroce_ctx {
@@ -468,6 +485,29 @@ sroce_qp_lookup(const struct sroce_dev *dev, uint32_t qpn)
 	if (unlikely(i >= SROCE_MAX_QP))
 		return NULL;
 	return dev->qp_tbl[i];
+}
+
+/**
+ * Debug builds: assert that a data-path call (post_send, post_recv,
+ * post_srq_recv, poll_cq, progress) comes from the device's owner thread,
+ * the thread that drives it: the first to call one, until no QP of the
+ * device is progressed any more. A no-op in optimized builds.
+ */
+static inline void
+sroce_owner_check(struct sroce_dev *dev)
+{
+#ifdef SROCE_DEBUG
+	pthread_t self = pthread_self();
+
+	if (!dev->owner_set) {
+		dev->owner = self;
+		dev->owner_set = 1;
+		return;
+	}
+	RTE_VERIFY(pthread_equal(dev->owner, self));
+#else
+	RTE_SET_USED(dev);
+#endif
 }
 
 /* sroce_mr.c */

@@ -155,6 +155,7 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	int ret = 0;
 
+	sroce_owner_check(qp->dev);
 	if (unlikely(qp->state != PV_QPS_RTS && qp->state != PV_QPS_ERR)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -213,6 +214,7 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	int ret = 0;
 
+	sroce_owner_check(qp->dev);
 	if (unlikely(qp->state == PV_QPS_RESET)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -278,6 +280,9 @@ sroce_qp_list_del(struct sroce_qp *qp)
 		}
 	}
 	qp->in_list = 0;
+	/* nothing progressed any more: another thread may drive the device */
+	if (dev->nb_qps == 0)
+		dev->owner_set = 0;
 }
 
 struct pv_qp *

@@ -11,7 +11,11 @@
 
 #include "sroce_resp.c"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 #include <rte_eal.h>
@@ -465,6 +469,43 @@ test_uc_drop_and_count(void)
 	freeqp(qp);
 }
 
+static void *
+owner_check_thread(void *arg)
+{
+	sroce_owner_check(arg);
+	return NULL;
+}
+
+/* debug builds: a data-path call from a second thread aborts; optimized: no check */
+static void
+test_owner_thread_check(void)
+{
+	struct sroce_dev d;
+	pid_t pid;
+	int st = 0;
+
+	memset(&d, 0, sizeof(d));
+	sroce_owner_check(&d);		/* this thread owns @p d */
+	sroce_owner_check(&d);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		pthread_t t;
+
+		/* the child's thread is not the owner recorded before the fork */
+		if (pthread_create(&t, NULL, owner_check_thread, &d) != 0)
+			_exit(2);
+		pthread_join(t, NULL);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+#ifdef SROCE_DEBUG
+	CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+#else
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+#endif
+}
+
 int
 main(void)
 {
@@ -495,6 +536,7 @@ main(void)
 	CU_add_test(s, "opcode_sequence", test_opcode_sequence);
 	CU_add_test(s, "rnr", test_rnr);
 	CU_add_test(s, "uc_drop_and_count", test_uc_drop_and_count);
+	CU_add_test(s, "owner_thread_check", test_owner_thread_check);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
