@@ -412,7 +412,10 @@ struct sroce_qp {
 		uint32_t pend_msn;
 		uint32_t rcv_len;	/* bytes placed in the current receive WQE */
 		struct sroce_cursor rcur;
-		uint8_t *wr_ptr;	/* current WRITE destination */
+		/* current WRITE: no pointer is kept, each packet is checked
+		 * again by rkey (the MR may be gone: ARCHITECTURE decision 6) */
+		uint64_t wr_va;		/* next byte's remote address */
+		uint32_t wr_rkey;
 		uint32_t wr_resid;
 		uint32_t wr_total;	/* DMA length of the current WRITE */
 		uint8_t srq_held;	/* srq_wqe holds a WQE taken from the SRQ */

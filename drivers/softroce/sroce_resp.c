@@ -280,6 +280,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 	int last = (flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) != 0;
 	int imm = (flags & SROCE_OPF_IMM) != 0;
 	uint32_t len = pkt->payload_len;
+	uint8_t *dst = NULL;
 
 	if (unlikely(imm && (sroce_cq_space(qp->rcq) == 0 ||
 			     sroce_resp_rwqe_ready(qp, qpf) != 0))) {
@@ -287,8 +288,6 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 		return;
 	}
 	if (first) {
-		uint8_t *dst = (uint8_t *)(uintptr_t)pkt->va;
-
 		if (unlikely(!(qp->attr.qp_access_flags & PV_ACCESS_REMOTE_WRITE))) {
 			sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 			return;
@@ -302,7 +301,8 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 				return;
 			}
 		}
-		qp->resp.wr_ptr = dst;
+		qp->resp.wr_va = pkt->va;
+		qp->resp.wr_rkey = pkt->rkey;
 		qp->resp.wr_resid = pkt->dma_len;
 		qp->resp.wr_total = pkt->dma_len;
 	}
@@ -311,8 +311,22 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
 		return;
 	}
-	sroce_payload_copy(qp->resp.wr_ptr, pkt->frame + pkt->payload_off, len);
-	qp->resp.wr_ptr += len;
+	/*
+	 * MIDDLE/LAST: the MR checked at FIRST may have been deregistered
+	 * since; check this packet's bytes again by rkey, never through a
+	 * pointer kept from FIRST (as rxe holds a reference on the MR).
+	 */
+	if (!first && len != 0) {
+		dst = pv_sroce_mr_remote(qp->dev, qp->pd, qp->resp.wr_rkey, qp->resp.wr_va, len,
+					 PV_ACCESS_REMOTE_WRITE);
+		if (unlikely(dst == NULL)) {
+			sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
+			return;
+		}
+	}
+	if (len != 0)
+		sroce_payload_copy(dst, pkt->frame + pkt->payload_off, len);
+	qp->resp.wr_va += len;
 	qp->resp.wr_resid -= len;
 	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
 	if (last) {

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * softroce against a hostile or racing peer, in one process: two devices on
+ * crossed net_ring ports, a QP pair connected as usual, then the test plays
+ * device A's QP. It builds A's frames with the engine's own frame builder
+ * (sroce_frame_start() on A's QP: the same headers A would send), injects
+ * them into B's RX ring, and reads B's answers off B's TX ring before A can
+ * (A is never progressed while the test plays it). Buffers have canaries
+ * around them; the ASan build turns a stray access into a failure.
+ *
+ * Covers the memory-safety rules of ARCHITECTURE decision 6 (no pointer
+ * into an MR outlives its registration): a WRITE continued after
+ * pv_dereg_mr() (RC and UC).
+ */
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "pv_sroce.h"
+#include "pv_verbs.h"
+#include "sroce_fp.h"
+#include "ut_sroce.h"
+
+#define DEPTH	64
+#define PG	4096
+#define CANARY	0xa5
+#define PSN_A	0x100		/* A's first PSN: B's expected PSN */
+
+static struct pv_context *ctx[2];
+static struct pv_pd *pd[2];
+static struct pv_cq *cq[2];
+static struct rte_ring *b_rx, *b_tx;	/* B's RX ring (we inject), B's TX ring (we read) */
+static enum pv_mtu port_mtu;
+static uint32_t mtu;
+
+/* a buffer of @p len bytes with one page of canaries on each side */
+struct guarded {
+	uint8_t *mem;
+	uint8_t *buf;
+	size_t len;
+};
+
+static int
+guarded_alloc(struct guarded *g, size_t len)
+{
+	g->len = len;
+	g->mem = malloc(len + 2 * PG);
+	if (g->mem == NULL)
+		return -1;
+	memset(g->mem, CANARY, len + 2 * PG);
+	g->buf = g->mem + PG;
+	return 0;
+}
+
+static int
+guarded_canaries_ok(const struct guarded *g)
+{
+	size_t i;
+
+	for (i = 0; i < PG; i++)
+		if (g->mem[i] != CANARY || g->buf[g->len + i] != CANARY)
+			return 0;
+	return 1;
+}
+
+/* bytes of [off, off + len) of @p g still CANARY */
+static int
+guarded_untouched(const struct guarded *g, size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = off; i < off + len; i++)
+		if (g->buf[i] != CANARY)
+			return 0;
+	return 1;
+}
+
+/* A's frame as A's QP @p qa would send it; RETH when @p reth; payload byte @p fill */
+static void
+peer_send(struct pv_qp *qa, uint8_t opcode, uint32_t psn, int ackreq, int reth, uint64_t va,
+	  uint32_t rkey, uint32_t dma_len, uint32_t paylen, uint8_t fill)
+{
+	struct sroce_qp *q = sroce_qp(qa);
+	struct rte_mbuf *m;
+	uint8_t *p = NULL;
+
+	m = sroce_frame_start(q, opcode, psn & SROCE_PSN_MASK, ackreq, 0,
+			      reth ? SROCE_RETH_LEN : 0, paylen, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	if (reth) {
+		sroce_put_be64(p, va);
+		sroce_put_be32(p + 8, rkey);
+		sroce_put_be32(p + 12, dma_len);
+		p += SROCE_RETH_LEN;
+	}
+	memset(p, fill, paylen);
+	pv_sroce_icrc_set(rte_pktmbuf_mtod(m, uint8_t *), m->data_len);
+	CU_ASSERT_EQUAL_FATAL(rte_ring_enqueue(b_rx, m), 0);
+}
+
+/*
+ * Progress B @p passes times and parse what it sent into @p pkts (at most
+ * @p max, frames kept in @p data at PG bytes each when not NULL).
+ * @return the RoCE frames B sent
+ */
+static int
+peer_recv(int passes, struct sroce_pkt *pkts, int max, uint8_t *data)
+{
+	struct rte_mbuf *m;
+	int i, n = 0;
+
+	for (i = 0; i < passes; i++)
+		pv_progress(ctx[1]);
+	while (rte_ring_dequeue(b_tx, (void **)&m) == 0) {
+		struct sroce_pkt p;
+		uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+
+		if (pv_sroce_pkt_parse(f, m->data_len, 1, &p) == 0) {
+			if (n < max) {
+				if (data != NULL) {
+					memcpy(data + (size_t)n * 8192, f, m->data_len);
+					p.frame = data + (size_t)n * 8192;
+				}
+				pkts[n] = p;
+			}
+			n++;
+		}
+		rte_pktmbuf_free(m);
+	}
+	return n;
+}
+
+static enum pv_qp_state
+qp_state(struct pv_qp *qp)
+{
+	struct pv_qp_attr a;
+	struct pv_qp_init_attr ia;
+
+	pv_query_qp(qp, &a, PV_QP_STATE, &ia);
+	return a.qp_state;
+}
+
+/* an RC (ut_pair_rtr) or UC pair, both RTS; A starts at PSN_A */
+static int
+pair_connect(struct ut_pair *p, enum pv_qp_type type)
+{
+	const struct ut_qp_opts *o = &ut_qp_defaults;
+	struct pv_qp_init_attr ia;
+	struct pv_qp_attr a;
+	int ret, mask;
+
+	if (type == PV_QPT_RC) {
+		ret = ut_pair_rtr(p, pd, cq, DEPTH, o, o, PSN_A, 0x200, port_mtu);
+		return ret ? ret : ut_pair_rts(p, o, o);
+	}
+	memset(p, 0, sizeof(*p));
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = type;
+	ia.cap.max_send_wr = DEPTH;
+	ia.cap.max_recv_wr = DEPTH;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.send_cq = ia.recv_cq = cq[0];
+	p->qa = pv_create_qp(pd[0], &ia);
+	ia.send_cq = ia.recv_cq = cq[1];
+	p->qb = pv_create_qp(pd[1], &ia);
+	if (p->qa == NULL || p->qb == NULL)
+		return ENOMEM;
+	p->pa.qpn = p->qa->qp_num;
+	p->pa.psn = PSN_A;
+	p->pb.qpn = p->qb->qp_num;
+	p->pb.psn = 0x200;
+	pv_query_gid(ctx[0], 1, 1, &p->pa.gid);
+	pv_query_gid(ctx[1], 1, 1, &p->pb.gid);
+	/* UC: no READ/atomic or RNR attributes (ibv_modify_qp(3)) */
+	ret = ut_qp_init(p->qa, o);
+	ret = ret ? ret : ut_qp_init(p->qb, o);
+	mask = ut_qp_rtr_attr(&a, o, &p->pb, port_mtu) &
+	       ~(PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER);
+	ret = ret ? ret : ut_modify_qp_progress(p->qa, &a, mask, ctx[1]);
+	mask = ut_qp_rtr_attr(&a, o, &p->pa, port_mtu) &
+	       ~(PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER);
+	ret = ret ? ret : ut_modify_qp_progress(p->qb, &a, mask, ctx[0]);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_RTS;
+	a.sq_psn = PSN_A;
+	ret = ret ? ret : pv_modify_qp(p->qa, &a, PV_QP_STATE | PV_QP_SQ_PSN);
+	a.sq_psn = 0x200;
+	return ret ? ret : pv_modify_qp(p->qb, &a, PV_QP_STATE | PV_QP_SQ_PSN);
+}
+
+static void
+pair_destroy(struct ut_pair *p)
+{
+	struct sroce_pkt dummy;
+
+	peer_recv(1, &dummy, 0, NULL);
+	ut_cq_drain(cq, 2, 5);
+	pv_destroy_qp(p->qa);
+	pv_destroy_qp(p->qb);
+}
+
+/* ---------------------------------------------------------------------- */
+
+/*
+ * WRITE FIRST into a valid MR, pv_dereg_mr(), then MIDDLE and LAST: the rest
+ * of the message must not land in the buffer (issue 11 bug 1). RC: a remote
+ * access NAK and ERR; UC: dropped and counted.
+ */
+static void
+write_after_dereg(enum pv_qp_type type)
+{
+	uint8_t fo = type == PV_QPT_RC ? SROCE_OP_RC_WRITE_FIRST : SROCE_OP_UC_WRITE_FIRST;
+	uint8_t mo = type == PV_QPT_RC ? SROCE_OP_RC_WRITE_MIDDLE : SROCE_OP_UC_WRITE_MIDDLE;
+	uint8_t lo = type == PV_QPT_RC ? SROCE_OP_RC_WRITE_LAST : SROCE_OP_UC_WRITE_LAST;
+	struct pv_sroce_stats s0, s1;
+	struct sroce_pkt pk[8];
+	struct guarded g = { 0 };
+	struct ut_pair p;
+	struct pv_mr *mr;
+	uint32_t len = 4 * mtu, i;
+	int n;
+
+	CU_ASSERT_EQUAL_FATAL(guarded_alloc(&g, len), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, type), 0);
+	mr = pv_reg_mr(pd[1], g.buf, len, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+	pv_sroce_stats_get(ctx[1], &s0);
+	peer_send(p.qa, fo, PSN_A, 0, 1, (uintptr_t)g.buf, mr->rkey, len, mtu, 0x11);
+	CU_ASSERT_EQUAL(peer_recv(2, pk, 8, NULL), 0);
+	CU_ASSERT_EQUAL(g.buf[0], 0x11);
+	CU_ASSERT_EQUAL(g.buf[mtu - 1], 0x11);
+	CU_ASSERT(guarded_untouched(&g, mtu, len - mtu));
+
+	CU_ASSERT_EQUAL(pv_dereg_mr(mr), 0);
+	for (i = 1; i < 3; i++)
+		peer_send(p.qa, mo, PSN_A + i, 0, 0, 0, 0, 0, mtu, 0x22);
+	peer_send(p.qa, lo, PSN_A + 3, 1, 0, 0, 0, 0, mtu, 0x33);
+	n = peer_recv(4, pk, 8, NULL);
+	pv_sroce_stats_get(ctx[1], &s1);
+	/* nothing of MIDDLE/LAST in a buffer no MR covers any more */
+	CU_ASSERT(guarded_untouched(&g, mtu, len - mtu));
+	CU_ASSERT(guarded_canaries_ok(&g));
+	if (type == PV_QPT_RC) {
+		CU_ASSERT_EQUAL_FATAL(n, 1);
+		CU_ASSERT_EQUAL(pk[0].opcode, SROCE_OP_RC_ACK);
+		CU_ASSERT_EQUAL(pk[0].aeth_syndrome, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
+		CU_ASSERT_EQUAL(pk[0].psn, PSN_A + 1);
+		CU_ASSERT_EQUAL(qp_state(p.qb), PV_QPS_ERR);
+		CU_ASSERT_EQUAL(s1.err_naks_tx, s0.err_naks_tx + 1);
+	} else {
+		CU_ASSERT_EQUAL(n, 0);
+		CU_ASSERT(s1.uc_drops > s0.uc_drops);
+		CU_ASSERT_EQUAL(qp_state(p.qb), PV_QPS_RTS);
+	}
+	pair_destroy(&p);
+	free(g.mem);
+}
+
+static void
+test_rc_write_after_dereg(void)
+{
+	write_after_dereg(PV_QPT_RC);
+}
+
+static void
+test_uc_write_after_dereg(void)
+{
+	write_after_dereg(PV_QPT_UC);
+}
+
+int
+main(void)
+{
+	struct pv_port_attr pa;
+	CU_pSuite s;
+	int ret, fails;
+
+	ret = ut_ring_pair_init("test_sroce_peer", 256, "peer", 4096, "ip=10.0.7.1",
+				"ip=10.0.7.2");
+	if (ret != 0)
+		return ret;
+	b_rx = rte_ring_lookup("peer_ab");
+	b_tx = rte_ring_lookup("peer_ba");
+	if (b_rx == NULL || b_tx == NULL || ut_devs_open(ctx, pd, cq, 4 * DEPTH, 1) != 0 ||
+	    pv_query_port(ctx[0], 1, &pa) != 0) {
+		fprintf(stderr, "set-up failed\n");
+		return 1;
+	}
+	port_mtu = pa.active_mtu;
+	mtu = (uint32_t)pv_mtu_to_bytes(port_mtu);
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("sroce_peer", NULL, NULL);
+	CU_add_test(s, "rc_write_after_dereg", test_rc_write_after_dereg);
+	CU_add_test(s, "uc_write_after_dereg", test_uc_write_after_dereg);
+	fails = ut_cunit_run();
+	ut_devs_close(ctx, pd, cq);
+	pv_cleanup();
+	return fails != 0;
+}
