@@ -312,7 +312,10 @@ struct sroce_res {
 	uint32_t first_psn;
 	uint32_t last_psn;
 	uint32_t msn;
-	uint8_t *base;			/* READ: local address of the requested va */
+	/* READ: what was asked, checked again before each response packet
+	 * (the MR may be deregistered meanwhile: ARCHITECTURE decision 6) */
+	uint64_t va;
+	uint32_t rkey;
 	uint32_t len;			/* READ: requested bytes */
 	uint64_t orig;			/* atomic: value before the operation */
 	uint32_t start_psn;		/* PSN the current response stream began at */

@@ -401,7 +401,6 @@ sroce_resp_res_new(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 static inline void
 sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
-	uint8_t *src = NULL;
 	struct sroce_res *res;
 	uint32_t npkts;
 
@@ -409,13 +408,11 @@ sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 		return;
 	}
-	if (pkt->dma_len != 0) {
-		src = pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va, pkt->dma_len,
-					 PV_ACCESS_REMOTE_READ);
-		if (unlikely(src == NULL)) {
-			sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
-			return;
-		}
+	if (pkt->dma_len != 0 &&
+	    unlikely(pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va, pkt->dma_len,
+					PV_ACCESS_REMOTE_READ) == NULL)) {
+		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
+		return;
 	}
 	res = sroce_resp_res_new(qp, pkt);
 	if (unlikely(res == NULL))
@@ -427,7 +424,8 @@ sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	res->last_psn = sroce_psn_add(pkt->psn, npkts - 1);
 	res->start_psn = pkt->psn;
 	res->msn = qp->resp.msn;
-	res->base = src;
+	res->va = pkt->va;
+	res->rkey = pkt->rkey;
 	res->len = pkt->dma_len;
 	res->cur_psn = pkt->psn;
 	res->cur_off = 0;
@@ -684,6 +682,21 @@ sroce_resp_res_next(struct sroce_qp *qp)
 	return best;
 }
 
+/*
+ * The MR of a READ in progress (or replayed for a duplicate) is gone: stop
+ * the stream with a remote access NAK at the READ's PSN, then ERR (class C),
+ * as rxe does when rxe_recheck_mr() fails.
+ */
+static __rte_noinline void
+sroce_resp_read_revoked(struct sroce_qp *qp, struct sroce_res *res)
+{
+	struct sroce_pkt pkt = { .opcode = SROCE_OP_RC_READ_REQ, .psn = res->first_psn };
+
+	res->active = 0;
+	qp->resp.res_active--;
+	sroce_resp_err(qp, &pkt, SROCE_RESP_ERR_C_REM_ACCESS);
+}
+
 static inline int
 sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
 {
@@ -691,9 +704,20 @@ sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
 	uint32_t paylen = RTE_MIN(left, qp->mtu);
 	int first = res->cur_psn == res->start_psn;
 	int last = paylen == left;
+	const uint8_t *src = NULL;
 	uint8_t op;
 	struct rte_mbuf *m;
 	uint8_t *p = NULL;
+
+	/* every packet is checked again: no pointer into the MR is kept */
+	if (paylen != 0) {
+		src = pv_sroce_mr_remote(qp->dev, qp->pd, res->rkey, res->va + res->cur_off,
+					 paylen, PV_ACCESS_REMOTE_READ);
+		if (unlikely(src == NULL)) {
+			sroce_resp_read_revoked(qp, res);
+			return -EACCES;
+		}
+	}
 
 	if (first)
 		op = last ? SROCE_OP_RC_READ_RESP_ONLY : SROCE_OP_RC_READ_RESP_FIRST;
@@ -710,7 +734,7 @@ sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
 		p += SROCE_AETH_LEN;
 	}
 	if (paylen != 0)
-		sroce_payload_copy(p, res->base + res->cur_off, paylen);
+		sroce_payload_copy(p, src, paylen);
 	sroce_frame_send(qp->dev, m);
 	res->cur_off += paylen;
 	res->cur_psn = sroce_psn_add(res->cur_psn, 1);

@@ -13,7 +13,8 @@
  *
  * Covers the memory-safety rules of ARCHITECTURE decision 6 (no pointer
  * into an MR outlives its registration): a WRITE continued after
- * pv_dereg_mr() (RC and UC).
+ * pv_dereg_mr() (RC and UC), a READ response stream and a duplicate READ
+ * replayed after pv_dereg_mr().
  */
 
 #include <arpa/inet.h>
@@ -32,6 +33,7 @@
 #define DEPTH	64
 #define PG	4096
 #define CANARY	0xa5
+#define SECRET	0x5e		/* what a deregistered buffer holds afterwards */
 #define PSN_A	0x100		/* A's first PSN: B's expected PSN */
 
 static struct pv_context *ctx[2];
@@ -277,6 +279,103 @@ test_uc_write_after_dereg(void)
 	write_after_dereg(PV_QPT_UC);
 }
 
+/* does any READ response of @p pk[0..n) carry a SECRET byte? */
+static int
+responses_leak(const struct sroce_pkt *pk, int n, int *resp_p)
+{
+	int i, leak = 0;
+	uint32_t j;
+
+	*resp_p = 0;
+	for (i = 0; i < n; i++) {
+		if (!(pv_sroce_opcode_info[pk[i].opcode].flags & SROCE_OPF_READ))
+			continue;
+		(*resp_p)++;
+		for (j = 0; j < pk[i].payload_len; j++)
+			leak |= pk[i].frame[pk[i].payload_off + j] == SECRET;
+	}
+	return leak;
+}
+
+/*
+ * A 400 KiB READ spans several progress passes (SROCE_TX_BUDGET responses
+ * each); the MR is deregistered and the buffer reused in between: no later
+ * response may carry the new bytes (issue 11 bug 2), the stream stops with
+ * a remote access NAK.
+ */
+static void
+test_read_stream_after_dereg(void)
+{
+	static uint8_t frames[1024 * 8192];
+	static struct sroce_pkt pk[1024];
+	uint32_t len = 400 * 1024;
+	struct guarded g = { 0 };
+	struct ut_pair p;
+	struct pv_mr *mr;
+	int n, resp, i, nak = 0;
+
+	CU_ASSERT_EQUAL_FATAL(guarded_alloc(&g, len), 0);
+	memset(g.buf, 0x77, len);
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, PV_QPT_RC), 0);
+	mr = pv_reg_mr(pd[1], g.buf, len, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_READ);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+	peer_send(p.qa, SROCE_OP_RC_READ_REQ, PSN_A, 1, 1, (uintptr_t)g.buf, mr->rkey, len, 0, 0);
+	n = peer_recv(1, pk, 1024, frames);
+	CU_ASSERT(n > 0 && (uint32_t)n < len / mtu);	/* the stream is not over yet */
+	CU_ASSERT_FALSE(responses_leak(pk, n, &resp));
+
+	CU_ASSERT_EQUAL(pv_dereg_mr(mr), 0);
+	memset(g.buf, SECRET, len);
+	n = peer_recv(8, pk, 1024, frames);
+	CU_ASSERT_FALSE(responses_leak(pk, n, &resp));
+	CU_ASSERT_EQUAL(resp, 0);
+	for (i = 0; i < n; i++)
+		nak |= pk[i].opcode == SROCE_OP_RC_ACK &&
+		       pk[i].aeth_syndrome == (SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
+	CU_ASSERT(nak);
+	CU_ASSERT_EQUAL(qp_state(p.qb), PV_QPS_ERR);
+	CU_ASSERT(guarded_canaries_ok(&g));
+	pair_destroy(&p);
+	free(g.mem);
+}
+
+/*
+ * A READ answered in full, the MR deregistered and the buffer reused, then
+ * the same READ again (a duplicate, with any rkey): it must not be replayed
+ * from the old buffer (issue 11 bug 2).
+ */
+static void
+test_read_duplicate_after_dereg(void)
+{
+	static uint8_t frames[16 * 8192];
+	struct sroce_pkt pk[16];
+	struct guarded g = { 0 };
+	struct ut_pair p;
+	struct pv_mr *mr;
+	int n, resp;
+
+	CU_ASSERT_EQUAL_FATAL(guarded_alloc(&g, PG), 0);
+	memset(g.buf, 0x77, PG);
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, PV_QPT_RC), 0);
+	mr = pv_reg_mr(pd[1], g.buf, PG, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_READ);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+	peer_send(p.qa, SROCE_OP_RC_READ_REQ, PSN_A, 1, 1, (uintptr_t)g.buf, mr->rkey, 64, 0, 0);
+	n = peer_recv(2, pk, 16, frames);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_FALSE(responses_leak(pk, n, &resp));
+	CU_ASSERT_EQUAL(resp, 1);
+
+	CU_ASSERT_EQUAL(pv_dereg_mr(mr), 0);
+	memset(g.buf, SECRET, PG);
+	peer_send(p.qa, SROCE_OP_RC_READ_REQ, PSN_A, 1, 1, (uintptr_t)g.buf, 0, 64, 0, 0);
+	n = peer_recv(2, pk, 16, frames);
+	CU_ASSERT_FALSE(responses_leak(pk, n, &resp));
+	CU_ASSERT_EQUAL(resp, 0);
+	CU_ASSERT(guarded_canaries_ok(&g));
+	pair_destroy(&p);
+	free(g.mem);
+}
+
 int
 main(void)
 {
@@ -302,6 +401,8 @@ main(void)
 	s = CU_add_suite("sroce_peer", NULL, NULL);
 	CU_add_test(s, "rc_write_after_dereg", test_rc_write_after_dereg);
 	CU_add_test(s, "uc_write_after_dereg", test_uc_write_after_dereg);
+	CU_add_test(s, "read_stream_after_dereg", test_read_stream_after_dereg);
+	CU_add_test(s, "read_duplicate_after_dereg", test_read_duplicate_after_dereg);
 	fails = ut_cunit_run();
 	ut_devs_close(ctx, pd, cq);
 	pv_cleanup();
