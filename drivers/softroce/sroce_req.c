@@ -9,7 +9,9 @@
  * Send queue indices (free running):
  *   sq_ci <= req.idx <= sq_pi; req.hw_idx = one past the last WQE that ever
  *   went on the wire. [sq_ci, hw_idx) have PSNs assigned; req.idx and req.off
- *   are the transmit cursor, moved back by go-back-N (NAK, timeout, RNR).
+ *   are the transmit cursor, moved back by go-back-N (NAK, timeout, RNR),
+ *   never behind sq_ci: a completion past the cursor moves it forward (a
+ *   completed WQE's buffers are the application's again and are never read).
  * PSNs: comp.psn = oldest unacknowledged, req.psn = next to send.
  *
  * UC (IBTA 9.8) shares the segmentation: the same opcodes in the UC range
@@ -196,6 +198,15 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 
 static inline int sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w);
 
+/* the transmit cursor invariant (debug builds) */
+static inline void
+sroce_req_assert_cursor(const struct sroce_qp *qp)
+{
+	SROCE_ASSERT((int32_t)(qp->req.idx - qp->sq_ci) >= 0);
+	SROCE_ASSERT((int32_t)(qp->sq_pi - qp->req.idx) >= 0);
+	RTE_SET_USED(qp);
+}
+
 /*
  * A UD WQE above the MTU: no packet, a successful completion (room checked
  * by the caller).
@@ -221,6 +232,7 @@ sroce_req_tx(struct sroce_qp *qp, const unsigned int qpf)
 
 	if (unlikely(qp->req.flags != 0 || qp->state != PV_QPS_RTS))
 		return 0;
+	sroce_req_assert_cursor(qp);
 	while (n < budget && qp->req.idx != qp->sq_pi) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->req.idx);
 
@@ -320,13 +332,60 @@ sroce_req_rewind(struct sroce_qp *qp, uint32_t psn)
 	}
 }
 
+/*
+ * Completions went past the transmit cursor (an ACK or READ response for
+ * WQEs a rewind had moved it back over): restart transmission at the oldest
+ * unacknowledged PSN, comp.psn, inside the WQE at sq_ci if it was sent, so
+ * that nothing completed goes out again (issue 11 bug 3).
+ */
+static __rte_noinline void
+sroce_req_cursor_skip(struct sroce_qp *qp)
+{
+	uint32_t psn = qp->comp.psn;
+
+	qp->req.idx = qp->sq_ci;
+	qp->req.off = 0;
+	qp->req.cur.i = 0;
+	qp->req.cur.off = 0;
+	qp->req.rd_inflight = 0;	/* none before the cursor */
+	qp->req.noack = 0;
+	if (qp->sq_ci != qp->req.hw_idx) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_ci);
+		int32_t k = sroce_psn_diff(psn, w->first_psn);
+
+		if (k < 0 || sroce_psn_diff(psn, w->last_psn) > 0) {
+			psn = w->first_psn;
+			k = 0;
+		}
+		if (!w->rd_atomic) {
+			qp->req.off = (uint32_t)k * qp->mtu;
+			if (!w->inl)
+				sroce_cursor_seek(w->sge, w->num_sge, &qp->req.cur, qp->req.off);
+		}
+	}
+	if (sroce_psn_diff(psn, qp->req.psn) > 0 || qp->sq_ci != qp->req.hw_idx)
+		qp->req.psn = psn;
+	SROCE_DP_LOG(DEBUG, "qp 0x%x: acked past the cursor: resume at psn 0x%x (wqe %u)",
+		     qp->ibqp.qp_num, qp->req.psn, qp->req.idx);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Completer                                                              */
 /* ---------------------------------------------------------------------- */
 
+/* keep req.idx >= sq_ci after completions */
+static inline void
+sroce_comp_cursor_check(struct sroce_qp *qp)
+{
+	if (unlikely((int32_t)(qp->sq_ci - qp->req.idx) > 0))
+		sroce_req_cursor_skip(qp);
+	sroce_req_assert_cursor(qp);
+}
+
 static inline void
 sroce_comp_progress(struct sroce_qp *qp)
 {
+	sroce_comp_cursor_check(qp);
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.rd_retried = 0;
@@ -363,7 +422,8 @@ sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w)
 		wc->dlid_path_bits = 0;
 		pv_sroce_cq_event(qp->scq, 0);
 	}
-	if (w->rd_atomic)
+	/* counted in rd_inflight only while before the transmit cursor */
+	if (w->rd_atomic && (int32_t)(qp->req.idx - qp->sq_ci) > 0)
 		qp->req.rd_inflight--;
 	qp->sq_ci++;
 	return 0;
@@ -634,6 +694,7 @@ pv_sroce_comp_drain(struct sroce_qp *qp)
 			break;
 		(void)sroce_comp_ack_upto(qp, sroce_psn_add(qp->comp.psn, SROCE_PSN_MASK));
 	}
+	sroce_comp_cursor_check(qp);
 	return (int)(qp->sq_ci - ci);
 }
 

@@ -14,7 +14,8 @@
  * Covers the memory-safety rules of ARCHITECTURE decision 6 (no pointer
  * into an MR outlives its registration): a WRITE continued after
  * pv_dereg_mr() (RC and UC), a READ response stream and a duplicate READ
- * replayed after pv_dereg_mr().
+ * replayed after pv_dereg_mr(); and the requester's rule that a completed
+ * WR is never sent again (an ACK after an RNR rewind, loss).
  */
 
 #include <arpa/inet.h>
@@ -376,6 +377,165 @@ test_read_duplicate_after_dereg(void)
 	free(g.mem);
 }
 
+/* B's ACK or NAK (AETH @p syn) for PSN @p psn, as B's QP @p qb would send it, into A's RX */
+static void
+peer_ack(struct pv_qp *qb, uint32_t psn, uint8_t syn)
+{
+	struct rte_mbuf *m;
+	uint8_t *p = NULL;
+
+	m = sroce_frame_start(sroce_qp(qb), SROCE_OP_RC_ACK, psn & SROCE_PSN_MASK, 0, 0,
+			      SROCE_AETH_LEN, 0, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	sroce_put_be32(p, (uint32_t)syn << 24);
+	pv_sroce_icrc_set(rte_pktmbuf_mtod(m, uint8_t *), m->data_len);
+	CU_ASSERT_EQUAL_FATAL(rte_ring_enqueue(b_tx, m), 0);
+}
+
+/* frames A sent (taken off B's RX ring before B sees them) */
+static int
+a_sent(void)
+{
+	struct rte_mbuf *m;
+	int n = 0;
+
+	while (rte_ring_dequeue(b_rx, (void **)&m) == 0) {
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Issue 11 bug 3, the exact sequence, the test playing B: two WRITEs (PSN
+ * P, P+1), an RNR NAK for P, then an ACK for P+1. Both complete; the
+ * application reuses the buffers; when the RNR timer ends A must not send
+ * either again.
+ */
+static void
+test_rnr_then_ack_no_resend(void)
+{
+	struct guarded g = { 0 }, d = { 0 };
+	struct pv_mr *smr, *rmr;
+	struct ut_pair p;
+	struct pv_wc wc;
+	uint64_t end;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(guarded_alloc(&g, PG), 0);
+	CU_ASSERT_EQUAL_FATAL(guarded_alloc(&d, PG), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, PV_QPT_RC), 0);
+	smr = pv_reg_mr(pd[0], g.buf, PG, PV_ACCESS_LOCAL_WRITE);
+	rmr = pv_reg_mr(pd[1], d.buf, PG, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_FATAL(smr != NULL && rmr != NULL);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL_FATAL(ut_post_send1(p.qa, PV_WR_RDMA_WRITE, 10 + i, g.buf, 64,
+						    smr->lkey, (uintptr_t)d.buf, rmr->rkey, 0),
+				      0);
+	CU_ASSERT_EQUAL(a_sent(), 2);
+	peer_ack(p.qb, PSN_A, SROCE_AETH_RNR_NAK | 1);		/* 10 us */
+	peer_ack(p.qb, PSN_A + 1, SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_FATAL(ut_wait_wc(cq[0], &wc, 1000));
+		CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc.wr_id, 10 + (uint64_t)i);
+	}
+	/* the buffers are the application's again: RNR wait over, nothing resent */
+	memset(g.buf, 0x99, PG);
+	end = ut_now_ms() + 20;
+	while (ut_now_ms() < end)
+		pv_progress(ctx[0]);
+	CU_ASSERT_EQUAL(a_sent(), 0);
+	/* a new WR goes out once */
+	CU_ASSERT_EQUAL(ut_post_send1(p.qa, PV_WR_RDMA_WRITE, 12, g.buf, 64, smr->lkey,
+				      (uintptr_t)d.buf, rmr->rkey, 0), 0);
+	CU_ASSERT_EQUAL(a_sent(), 1);
+	pv_dereg_mr(smr);
+	pv_dereg_mr(rmr);
+	pair_destroy(&p);
+	free(g.mem);
+	free(d.mem);
+}
+
+/*
+ * 64 KiB WRITE_WITH_IMM, 16 in flight, 1 % of the frames lost each way: B
+ * receives each message once, in order (the debug build also checks
+ * req.idx >= sq_ci at every completion and transmission).
+ */
+static void
+test_loss_no_double_delivery(void)
+{
+	const uint32_t n = 256, sz = 64 * 1024, depth = 16;
+	struct pv_sroce_fault f = { .drop_tx_one_in = 100 }, none = { 0 };
+	struct ut_qp_opts o = ut_qp_defaults;
+	uint8_t *src, *dst;
+	struct pv_mr *smr, *rmr;
+	struct ut_pair p;
+	struct pv_wc wc;
+	uint32_t posted = 0, sent = 0, recvd = 0, bad = 0;
+	uint64_t end = ut_now_ms() + 20000;
+
+	src = malloc(sz);
+	dst = malloc(sz);
+	CU_ASSERT_FATAL(src != NULL && dst != NULL);
+	o.timeout = 10;		/* ~4 ms */
+	CU_ASSERT_EQUAL_FATAL(ut_pair_rtr(&p, pd, cq, 4 * DEPTH, &o, &o, PSN_A, 0x200, port_mtu),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_rts(&p, &o, &o), 0);
+	smr = pv_reg_mr(pd[0], src, sz, PV_ACCESS_LOCAL_WRITE);
+	rmr = pv_reg_mr(pd[1], dst, sz, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_FATAL(smr != NULL && rmr != NULL);
+	ut_fill(src, sz, 5);
+	for (posted = 0; posted < 2 * depth; posted++)
+		CU_ASSERT_EQUAL_FATAL(ut_post_recv1(p.qb, posted, dst, 0, rmr->lkey), 0);
+	pv_sroce_fault_set(ctx[0], &f);
+	pv_sroce_fault_set(ctx[1], &f);
+	posted = 0;
+	while ((sent < n || recvd < n) && ut_now_ms() < end) {
+		while (posted < n && posted - sent < depth) {
+			struct pv_sge sge = { (uintptr_t)src, sz, smr->lkey };
+			struct pv_send_wr wr, *bw;
+
+			memset(&wr, 0, sizeof(wr));
+			wr.wr_id = posted;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = PV_WR_RDMA_WRITE_WITH_IMM;
+			wr.send_flags = PV_SEND_SIGNALED;
+			wr.imm_data = htonl(posted);
+			wr.wr.rdma.remote_addr = (uintptr_t)dst;
+			wr.wr.rdma.rkey = rmr->rkey;
+			CU_ASSERT_EQUAL_FATAL(pv_post_send(p.qa, &wr, &bw), 0);
+			posted++;
+		}
+		while (pv_poll_cq(cq[0], 1, &wc) == 1) {
+			bad += wc.status != PV_WC_SUCCESS || wc.wr_id != sent;
+			sent++;
+		}
+		while (pv_poll_cq(cq[1], 1, &wc) == 1) {
+			/* each message once, in order */
+			bad += wc.status != PV_WC_SUCCESS || ntohl(wc.imm_data) != recvd ||
+			       wc.byte_len != sz;
+			recvd++;
+			CU_ASSERT_EQUAL(ut_post_recv1(p.qb, recvd, dst, 0, rmr->lkey), 0);
+		}
+	}
+	pv_sroce_fault_set(ctx[0], &none);
+	pv_sroce_fault_set(ctx[1], &none);
+	CU_ASSERT_EQUAL(sent, n);
+	CU_ASSERT_EQUAL(recvd, n);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(memcmp(src, dst, sz), 0);
+	ut_cq_drain(cq, 2, 5);
+	CU_ASSERT_EQUAL(pv_poll_cq(cq[1], 1, &wc), 0);	/* nothing delivered twice */
+	pv_destroy_qp(p.qa);
+	pv_destroy_qp(p.qb);
+	pv_dereg_mr(smr);
+	pv_dereg_mr(rmr);
+	free(src);
+	free(dst);
+}
+
 int
 main(void)
 {
@@ -403,6 +563,8 @@ main(void)
 	CU_add_test(s, "uc_write_after_dereg", test_uc_write_after_dereg);
 	CU_add_test(s, "read_stream_after_dereg", test_read_stream_after_dereg);
 	CU_add_test(s, "read_duplicate_after_dereg", test_read_duplicate_after_dereg);
+	CU_add_test(s, "rnr_then_ack_no_resend", test_rnr_then_ack_no_resend);
+	CU_add_test(s, "loss_no_double_delivery", test_loss_no_double_delivery);
 	fails = ut_cunit_run();
 	ut_devs_close(ctx, pd, cq);
 	pv_cleanup();

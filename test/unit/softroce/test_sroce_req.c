@@ -282,6 +282,76 @@ test_rnr_wait_then_exceeded(void)
 	freeqp(qp);
 }
 
+/*
+ * Two WRITEs (PSN P, P+1); RNR NAK for P rewinds the transmit cursor; an ACK
+ * for P+1 completes both: after the RNR wait nothing goes out again (the
+ * application may have reused the buffers), and req.idx never trails sq_ci
+ * (issue 11 bug 3).
+ */
+static void
+test_ack_after_rnr_rewind(void)
+{
+	struct sroce_qp *qp = mkqp(1024, 0x40);
+	struct sroce_pkt a;
+
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 2);
+	drain(pk, 4);
+	a = ack(0x40, SROCE_AETH_RNR_NAK | 1);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT(qp->req.flags & SROCE_REQ_RNR_WAIT);
+	a = ack(0x41, SROCE_AETH_CREDIT_INVALID);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->sq_ci, 2);
+	CU_ASSERT_EQUAL(cq.prod, 2);
+	CU_ASSERT(qp->req.idx == qp->sq_ci);
+	CU_ASSERT_EQUAL(qp->req.psn, 0x42);
+	/* the RNR wait ends: nothing completed may be sent again */
+	CU_ASSERT_EQUAL(pv_sroce_req_timers(qp, qp->req.rnr_until), 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 0);
+	CU_ASSERT_EQUAL(drain(pk, 4), 0);
+	/* a new WR goes out once, at the next PSN */
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 1);
+	CU_ASSERT_EQUAL(drain(pk, 4), 1);
+	CU_ASSERT_EQUAL(pk[0].psn, 0x42);
+	freeqp(qp);
+}
+
+/* a READ response completing past a rewound cursor moves the cursor too */
+static void
+test_read_resp_after_rewind(void)
+{
+	struct sroce_qp *qp = mkqp(256, 0x10);
+	static uint8_t dst[100], payload[100];
+	struct sroce_swqe *w;
+	struct sroce_pkt r;
+
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	w = post(qp, PV_WR_RDMA_READ, 100, 1);
+	w->sge[0].addr = dst;
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 2);
+	drain(pk, 4);
+	/* sequence NAK for the WRITE: back to it */
+	r = ack(0x10, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
+	pv_sroce_comp_rx(qp, &r);
+	CU_ASSERT_EQUAL(qp->req.idx, 0);
+	/* the READ's response arrives anyway: both complete */
+	memset(&r, 0, sizeof(r));
+	r.opcode = SROCE_OP_RC_READ_RESP_ONLY;
+	r.psn = 0x11;
+	r.frame = payload;
+	r.payload_len = 100;
+	pv_sroce_comp_rx(qp, &r);
+	CU_ASSERT_EQUAL(qp->sq_ci, 2);
+	CU_ASSERT(qp->req.idx == qp->sq_ci);
+	CU_ASSERT_EQUAL(qp->req.rd_inflight, 0);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 0);
+	CU_ASSERT_EQUAL(drain(pk, 4), 0);
+	freeqp(qp);
+}
+
 static void
 test_read_responses(void)
 {
@@ -362,6 +432,8 @@ main(void)
 	CU_add_test(s, "nak_seq_go_back_n", test_nak_seq_go_back_n);
 	CU_add_test(s, "rnr_wait_then_exceeded", test_rnr_wait_then_exceeded);
 	CU_add_test(s, "read_responses", test_read_responses);
+	CU_add_test(s, "ack_after_rnr_rewind", test_ack_after_rnr_rewind);
+	CU_add_test(s, "read_resp_after_rewind", test_read_resp_after_rewind);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
