@@ -51,7 +51,8 @@ sroce_wqe_npkts(const struct sroce_qp *qp, const struct sroce_swqe *w)
 		return 1;
 	if (w->length == 0)
 		return 1;
-	return (w->length + qp->mtu - 1) / qp->mtu;
+	/* in 64 bits: length + mtu - 1 must not wrap */
+	return (uint32_t)(((uint64_t)w->length + qp->mtu - 1) / qp->mtu);
 }
 
 /* ---------------------------------------------------------------------- */

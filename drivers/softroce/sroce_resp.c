@@ -288,6 +288,11 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 		return;
 	}
 	if (first) {
+		/* above max_msg_sz: an invalid request (as rxe's check_length) */
+		if (unlikely(pkt->dma_len > SROCE_MAX_MSG)) {
+			sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
+			return;
+		}
 		if (unlikely(!(qp->attr.qp_access_flags & PV_ACCESS_REMOTE_WRITE))) {
 			sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 			return;
@@ -404,6 +409,10 @@ sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	struct sroce_res *res;
 	uint32_t npkts;
 
+	if (unlikely(pkt->dma_len > SROCE_MAX_MSG)) {
+		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
+		return;
+	}
 	if (unlikely(!(qp->attr.qp_access_flags & PV_ACCESS_REMOTE_READ))) {
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 		return;
@@ -417,7 +426,9 @@ sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	res = sroce_resp_res_new(qp, pkt);
 	if (unlikely(res == NULL))
 		return;
-	npkts = pkt->dma_len == 0 ? 1 : (pkt->dma_len + qp->mtu - 1) / qp->mtu;
+	/* in 64 bits: dma_len + mtu - 1 wraps 32 (at most 2^31 / 256 = 2^23 packets) */
+	npkts = pkt->dma_len == 0 ? 1 :
+		(uint32_t)(((uint64_t)pkt->dma_len + qp->mtu - 1) / qp->mtu);
 	qp->resp.msn++;
 	res->type = SROCE_RES_READ;
 	res->first_psn = pkt->psn;

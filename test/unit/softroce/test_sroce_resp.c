@@ -469,6 +469,50 @@ test_uc_drop_and_count(void)
 	freeqp(qp);
 }
 
+/*
+ * A READ of 0xffffffff bytes wrapped its packet count to 0 in 32 bits (the
+ * expected PSN did not move, the READ ran again as new): above max_msg_sz
+ * (2^31) it is an invalid request (as rxe's check_length), and a
+ * READ of 2^31 bytes counts its packets in 64 bits (issue 11 bug 4).
+ */
+static void
+test_read_length_limits(void)
+{
+	/* an address range nothing reads: only the checks run, no response is sent */
+	void *fake = (void *)(uintptr_t)0x100000000ull;
+	struct pv_mr *big = pv_sroce_mr_reg(ibpd, fake, 0xffffffffu, PV_ACCESS_REMOTE_READ);
+	struct sroce_qp *qp;
+	struct sroce_pkt p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	qp = mkqp(SROCE_OP_RC);
+	p = write_req(SROCE_OP_RC_READ_REQ, EPSN, 0, (uintptr_t)fake, big->rkey, 0xffffffffu);
+	pv_sroce_resp_rx(qp, &p);
+	CU_ASSERT_EQUAL(qp->resp.epsn, EPSN);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
+	CU_ASSERT_EQUAL_FATAL(ut_tx_drain(dev, pk, 64), 1);
+	CU_ASSERT_EQUAL(pk[0].aeth_syndrome, SROCE_AETH_NAK | SROCE_NAK_INV_REQ);
+	freeqp(qp);
+
+	qp = mkqp(SROCE_OP_RC);
+	p = write_req(SROCE_OP_RC_READ_REQ, EPSN, 0, (uintptr_t)fake, big->rkey, 0x80000000u);
+	pv_sroce_resp_rx(qp, &p);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
+	CU_ASSERT_EQUAL(qp->resp.epsn, (EPSN + 0x80000000u / MTU) & SROCE_PSN_MASK);
+	CU_ASSERT_EQUAL(qp->resp.res[0].last_psn, (EPSN + 0x80000000u / MTU - 1) & SROCE_PSN_MASK);
+	qp->resp.res_active = 0;	/* nothing to send from the fake range */
+	freeqp(qp);
+
+	/* a WRITE above max_msg_sz too */
+	qp = mkqp(SROCE_OP_RC);
+	p = write_req(SROCE_OP_RC_WRITE_FIRST, EPSN, MTU, (uintptr_t)MRBUF, mr->rkey, 0x80000001u);
+	pv_sroce_resp_rx(qp, &p);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
+	CU_ASSERT(untouched(mem, sizeof(mem)));
+	freeqp(qp);
+	pv_sroce_mr_dereg(big);
+}
+
 static void *
 owner_check_thread(void *arg)
 {
@@ -536,6 +580,7 @@ main(void)
 	CU_add_test(s, "opcode_sequence", test_opcode_sequence);
 	CU_add_test(s, "rnr", test_rnr);
 	CU_add_test(s, "uc_drop_and_count", test_uc_drop_and_count);
+	CU_add_test(s, "read_length_limits", test_read_length_limits);
 	CU_add_test(s, "owner_thread_check", test_owner_thread_check);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
