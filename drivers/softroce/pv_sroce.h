@@ -60,6 +60,11 @@ struct pv_sroce_stats {
 	 * transmitted (IBTA C10-93.1.1, as rxe)
 	 */
 	uint64_t ud_oversize;
+	/**
+	 * NAKs ignored as ghosts: for a PSN before every outstanding request
+	 * (acknowledged long ago) or with nothing outstanding
+	 */
+	uint64_t stale_naks_rx;
 };
 
 /**

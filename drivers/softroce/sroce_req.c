@@ -500,12 +500,31 @@ sroce_comp_rd_retry(struct sroce_qp *qp, struct sroce_swqe *w)
 		sroce_req_rewind(qp, psn);
 }
 
+/*
+ * A NAK for a PSN before every outstanding WQE (acknowledged long ago), or
+ * with nothing outstanding, is a late duplicate: a ghost, ignored.
+ */
+static inline int
+sroce_comp_nak_ghost(const struct sroce_qp *qp, uint32_t psn)
+{
+	if (qp->sq_ci == qp->req.hw_idx)
+		return 1;
+	return sroce_psn_diff(psn, sroce_swqe_at(qp, qp->sq_ci)->first_psn) < 0;
+}
+
 static __rte_noinline void
 sroce_comp_nak(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	uint8_t syn = pkt->aeth_syndrome;
 	uint32_t psn = pkt->psn;
 	struct sroce_swqe *w;
+
+	if (unlikely(sroce_comp_nak_ghost(qp, psn))) {
+		qp->dev->stats.stale_naks_rx++;
+		SROCE_DP_LOG(DEBUG, "qp 0x%x: ghost %s psn 0x%x ignored", qp->ibqp.qp_num,
+			     pv_sroce_aeth_name(syn), psn);
+		return;
+	}
 
 	/* a NAK acknowledges every packet before its PSN */
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK));

@@ -352,6 +352,46 @@ test_read_resp_after_rewind(void)
 	freeqp(qp);
 }
 
+/*
+ * A NAK for a PSN acknowledged long ago, or with nothing outstanding, is a
+ * ghost (a late duplicate): ignored, never fatal.
+ */
+static void
+test_ghost_nak_ignored(void)
+{
+	struct sroce_qp *qp = mkqp(1024, 0x80);
+	struct sroce_pkt a;
+
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 1);
+	drain(pk, 4);
+	a = ack(0x80, SROCE_AETH_CREDIT_INVALID);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->sq_ci, 1);
+	/* nothing outstanding */
+	a = ack(0x80, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
+	/* outstanding work, NAK before it */
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 1);
+	drain(pk, 4);
+	a = ack(0x80, SROCE_AETH_NAK | SROCE_NAK_INV_REQ);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
+	a = ack(0x80, SROCE_AETH_RNR_NAK | 1);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->req.flags, 0);
+	CU_ASSERT_EQUAL(qp->req.psn, 0x82);
+	CU_ASSERT_EQUAL(dev->stats.stale_naks_rx, 3);
+	/* a NAK for the outstanding PSN still fails it */
+	a = ack(0x81, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
+	CU_ASSERT_EQUAL(qp->sq_err_status, PV_WC_REM_ACCESS_ERR);
+	freeqp(qp);
+}
+
 static void
 test_read_responses(void)
 {
@@ -434,6 +474,7 @@ main(void)
 	CU_add_test(s, "read_responses", test_read_responses);
 	CU_add_test(s, "ack_after_rnr_rewind", test_ack_after_rnr_rewind);
 	CU_add_test(s, "read_resp_after_rewind", test_read_resp_after_rewind);
+	CU_add_test(s, "ghost_nak_ignored", test_ghost_nak_ignored);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
