@@ -248,7 +248,8 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_B_RNR);
 		return;
 	}
-	if (unlikely(!last && len != qp->mtu)) {
+	/* FIRST/MIDDLE carry exactly the MTU, ONLY/LAST at most it (C9-92) */
+	if (unlikely(len > qp->mtu || (!last && len != qp->mtu))) {
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
 		return;
 	}
@@ -311,7 +312,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 		qp->resp.wr_resid = pkt->dma_len;
 		qp->resp.wr_total = pkt->dma_len;
 	}
-	if (unlikely(len > qp->resp.wr_resid || (!last && len != qp->mtu) ||
+	if (unlikely(len > qp->mtu || len > qp->resp.wr_resid || (!last && len != qp->mtu) ||
 		     (last && len != qp->resp.wr_resid))) {
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
 		return;

@@ -513,6 +513,48 @@ test_read_length_limits(void)
 	pv_sroce_mr_dereg(big);
 }
 
+/* ONLY and LAST packets above the path MTU: invalid request (C9-92, as rxe) */
+static void
+test_payload_above_mtu(void)
+{
+	static const uint8_t ops[] = {
+		SROCE_OP_RC_SEND_ONLY, SROCE_OP_RC_WRITE_ONLY, SROCE_OP_RC_SEND_LAST,
+		SROCE_OP_UC_SEND_ONLY, SROCE_OP_UC_WRITE_ONLY,
+	};
+	uint32_t i;
+
+	for (i = 0; i < RTE_DIM(ops); i++) {
+		int uc = SROCE_OP_TRANSPORT(ops[i]) == SROCE_OP_UC;
+		struct sroce_qp *qp = mkqp(uc ? SROCE_OP_UC : SROCE_OP_RC);
+		struct sroce_pkt p;
+
+		post_recv(qp, 1, 4096);
+		if (ops[i] == SROCE_OP_RC_SEND_LAST) {
+			p = req(SROCE_OP_RC_SEND_FIRST, EPSN, MTU, 0);
+			pv_sroce_resp_rx(qp, &p);
+			memset(mem, CANARY, sizeof(mem));
+			p = req(ops[i], EPSN + 1, MTU + 4, 0);
+		} else {
+			p = write_req(ops[i], EPSN, MTU + 4, (uintptr_t)MRBUF, mr->rkey, MTU + 4);
+		}
+		if (uc)
+			pv_sroce_resp_rx_uc(qp, &p);
+		else
+			pv_sroce_resp_rx(qp, &p);
+		CU_ASSERT(untouched(mem, sizeof(mem)));
+		CU_ASSERT_EQUAL(cq.prod, 0);
+		if (uc) {
+			CU_ASSERT_EQUAL(dev->stats.uc_drops, 1);
+			CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
+		} else {
+			CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
+			CU_ASSERT_EQUAL_FATAL(ut_tx_drain(dev, pk, 64), 1);
+			CU_ASSERT_EQUAL(pk[0].aeth_syndrome, SROCE_AETH_NAK | SROCE_NAK_INV_REQ);
+		}
+		freeqp(qp);
+	}
+}
+
 static void *
 owner_check_thread(void *arg)
 {
@@ -581,6 +623,7 @@ main(void)
 	CU_add_test(s, "rnr", test_rnr);
 	CU_add_test(s, "uc_drop_and_count", test_uc_drop_and_count);
 	CU_add_test(s, "read_length_limits", test_read_length_limits);
+	CU_add_test(s, "payload_above_mtu", test_payload_above_mtu);
 	CU_add_test(s, "owner_thread_check", test_owner_thread_check);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
