@@ -83,7 +83,9 @@ sroce_resp_ack_send(struct sroce_qp *qp, uint8_t syn, uint32_t psn, uint32_t msn
 		return -ENOBUFS;
 	sroce_put_be32(p, (uint32_t)syn << 24 | (msn & 0xffffff));
 	sroce_frame_send(qp->dev, m);
-	qp->dev->stats.acks_tx++;
+	/* NAKs are counted by kind where they are decided (*_naks_tx) */
+	if ((syn & SROCE_AETH_TYPE_MASK) == SROCE_AETH_ACK)
+		qp->dev->stats.acks_tx++;
 	return 0;
 }
 

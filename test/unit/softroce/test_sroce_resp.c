@@ -271,11 +271,14 @@ test_psn_sequence_nak_once(void)
 	CU_ASSERT_EQUAL(syn, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
 	CU_ASSERT_EQUAL(psn, EPSN);
 	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
+	CU_ASSERT_EQUAL(dev->stats.acks_tx, 0);		/* a NAK is not an ACK */
 	/* the expected PSN is accepted and re-arms the NAK */
 	p = req(SROCE_OP_RC_SEND_ONLY, EPSN, 8, 0);
 	pv_sroce_resp_rx(qp, &p);
 	CU_ASSERT_EQUAL(cq.prod, 1);
 	CU_ASSERT_EQUAL(qp->resp.nak_sent, 0);
+	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
+	CU_ASSERT_EQUAL(dev->stats.acks_tx, 1);
 	freeqp(qp);
 }
 
@@ -365,6 +368,7 @@ test_access_violations(void)
 		pv_sroce_resp_rx(qp, &p);
 		CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
 		CU_ASSERT_EQUAL(dev->stats.err_naks_tx, 1);
+		CU_ASSERT_EQUAL(dev->stats.acks_tx, 0);
 		CU_ASSERT_EQUAL_FATAL(ut_tx_drain(dev, pk, 64), 1);
 		CU_ASSERT_EQUAL(pk[0].opcode, SROCE_OP_RC_ACK);
 		CU_ASSERT_EQUAL(pk[0].aeth_syndrome, SROCE_AETH_NAK | cases[i].nak);
@@ -420,6 +424,7 @@ test_rnr(void)
 	CU_ASSERT_EQUAL(qp->resp.epsn, EPSN);
 	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
 	CU_ASSERT_EQUAL(syn, SROCE_AETH_RNR_NAK | 3);
+	CU_ASSERT_EQUAL(dev->stats.acks_tx, 0);
 	CU_ASSERT_EQUAL(psn, EPSN);
 	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
 	/* the retry after a receive was posted */
