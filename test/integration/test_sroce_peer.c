@@ -377,6 +377,29 @@ test_read_duplicate_after_dereg(void)
 	free(g.mem);
 }
 
+/* a frame to a QP in INIT is refused for its state, not as an unknown QPN */
+static void
+test_init_qp_drop_reason(void)
+{
+	struct pv_sroce_stats s0, s1;
+	struct sroce_pkt pk[4];
+	struct pv_qp_attr a;
+	struct ut_pair p;
+
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, PV_QPT_RC), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_RESET;
+	CU_ASSERT_EQUAL(pv_modify_qp(p.qb, &a, PV_QP_STATE), 0);
+	CU_ASSERT_EQUAL(ut_qp_init(p.qb, &ut_qp_defaults), 0);
+	pv_sroce_stats_get(ctx[1], &s0);
+	peer_send(p.qa, SROCE_OP_RC_SEND_ONLY, PSN_A, 1, 0, 0, 0, 0, 16, 0x11);
+	CU_ASSERT_EQUAL(peer_recv(2, pk, 4, NULL), 0);
+	pv_sroce_stats_get(ctx[1], &s1);
+	CU_ASSERT_EQUAL(s1.rx_drop_qpn, s0.rx_drop_qpn);
+	CU_ASSERT_EQUAL(s1.rx_drop_state, s0.rx_drop_state + 1);
+	pair_destroy(&p);
+}
+
 /* B's ACK or NAK (AETH @p syn) for PSN @p psn, as B's QP @p qb would send it, into A's RX */
 static void
 peer_ack(struct pv_qp *qb, uint32_t psn, uint8_t syn)
@@ -565,6 +588,7 @@ main(void)
 	CU_add_test(s, "read_duplicate_after_dereg", test_read_duplicate_after_dereg);
 	CU_add_test(s, "rnr_then_ack_no_resend", test_rnr_then_ack_no_resend);
 	CU_add_test(s, "loss_no_double_delivery", test_loss_no_double_delivery);
+	CU_add_test(s, "init_qp_drop_reason", test_init_qp_drop_reason);
 	fails = ut_cunit_run();
 	ut_devs_close(ctx, pd, cq);
 	pv_cleanup();
