@@ -400,6 +400,41 @@ test_init_qp_drop_reason(void)
 	pair_destroy(&p);
 }
 
+/*
+ * B's QP destroyed (and its MR deregistered, its buffer freed) in the
+ * middle of a WRITE: the rest of the message finds no QP, nothing reaches
+ * the freed memory (ASan build) and the frames count as unknown QPN.
+ */
+static void
+test_destroy_mid_write(void)
+{
+	struct pv_sroce_stats s0, s1;
+	struct sroce_pkt pk[4];
+	struct guarded g = { 0 };
+	struct ut_pair p;
+	struct pv_mr *mr;
+
+	CU_ASSERT_EQUAL_FATAL(guarded_alloc(&g, 4 * mtu), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_connect(&p, PV_QPT_RC), 0);
+	mr = pv_reg_mr(pd[1], g.buf, 4 * mtu, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+	peer_send(p.qa, SROCE_OP_RC_WRITE_FIRST, PSN_A, 0, 1, (uintptr_t)g.buf, mr->rkey,
+		  4 * mtu, mtu, 0x11);
+	CU_ASSERT_EQUAL(peer_recv(2, pk, 4, NULL), 0);
+	pv_destroy_qp(p.qb);
+	p.qb = NULL;
+	CU_ASSERT_EQUAL(pv_dereg_mr(mr), 0);
+	free(g.mem);
+	pv_sroce_stats_get(ctx[1], &s0);
+	peer_send(p.qa, SROCE_OP_RC_WRITE_MIDDLE, PSN_A + 1, 0, 0, 0, 0, 0, mtu, 0x22);
+	peer_send(p.qa, SROCE_OP_RC_WRITE_LAST, PSN_A + 2, 1, 0, 0, 0, 0, mtu, 0x33);
+	CU_ASSERT_EQUAL(peer_recv(4, pk, 4, NULL), 0);
+	pv_sroce_stats_get(ctx[1], &s1);
+	CU_ASSERT_EQUAL(s1.rx_drop_qpn, s0.rx_drop_qpn + 2);
+	ut_cq_drain(cq, 2, 5);
+	pv_destroy_qp(p.qa);
+}
+
 /* B's ACK or NAK (AETH @p syn) for PSN @p psn, as B's QP @p qb would send it, into A's RX */
 static void
 peer_ack(struct pv_qp *qb, uint32_t psn, uint8_t syn)
@@ -589,6 +624,7 @@ main(void)
 	CU_add_test(s, "rnr_then_ack_no_resend", test_rnr_then_ack_no_resend);
 	CU_add_test(s, "loss_no_double_delivery", test_loss_no_double_delivery);
 	CU_add_test(s, "init_qp_drop_reason", test_init_qp_drop_reason);
+	CU_add_test(s, "destroy_mid_write", test_destroy_mid_write);
 	fails = ut_cunit_run();
 	ut_devs_close(ctx, pd, cq);
 	pv_cleanup();
