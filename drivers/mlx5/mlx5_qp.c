@@ -108,12 +108,14 @@ mlx5_wqe_inline_gather(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr,
 	uint32_t len = 0;
 	int i;
 
+	/* SGE count first, then a 64-bit sum: 32-bit lengths must not wrap */
+	if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge ||
+		     pv_sge_total_len(wr->sg_list, wr->num_sge) > qp->max_inline))
+		return -1;
 	for (i = 0; i < wr->num_sge; i++) {
 		uint32_t l = wr->sg_list[i].length;
 
 		len += l;
-		if (len > qp->max_inline)
-			return -1;
 		mlx5_inline_copy(dst, (const uint8_t *)(uintptr_t)wr->sg_list[i].addr, l);
 		dst += l;
 	}

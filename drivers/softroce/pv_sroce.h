@@ -43,7 +43,7 @@ struct pv_sroce_stats {
 	uint64_t err_naks_tx;		/**< invalid request / access / operational NAKs sent */
 	uint64_t err_naks_rx;
 	uint64_t dup_reqs;		/**< duplicate requests received (re-ACKed or replayed) */
-	uint64_t acks_tx;
+	uint64_t acks_tx;		/**< ACKs sent (NAKs: seq_, rnr_, err_naks_tx) */
 	/**
 	 * UC request packets dropped by the responder: after a PSN gap or an
 	 * opcode out of sequence until the next FIRST/ONLY, and the packets of
@@ -60,6 +60,11 @@ struct pv_sroce_stats {
 	 * transmitted (IBTA C10-93.1.1, as rxe)
 	 */
 	uint64_t ud_oversize;
+	/**
+	 * NAKs ignored as ghosts: for a PSN before every outstanding request
+	 * (acknowledged long ago) or with nothing outstanding
+	 */
+	uint64_t stale_naks_rx;
 };
 
 /**

@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "sroce_fp.h"
 #include "sroce_priv.h"
 
 static struct sroce_arp_ent *

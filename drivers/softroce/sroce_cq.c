@@ -13,6 +13,7 @@
 
 #include <rte_malloc.h>
 
+#include "sroce_fp.h"
 #include "sroce_priv.h"
 
 static int
@@ -21,6 +22,7 @@ sroce_cq_poll(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
 	struct sroce_cq *cq = sroce_cq(ibcq);
 	uint32_t n, i;
 
+	sroce_owner_check(cq->dev);
 	pv_sroce_dev_progress(cq->dev);
 	n = cq->prod - cq->cons;
 	if (n > (uint32_t)num_entries)

@@ -210,8 +210,13 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 	}
 	qp = sroce_qp_lookup(dev, pkt.dqpn);
 	if (unlikely(qp == NULL || !qp->in_list)) {
-		dev->stats.rx_drop_qpn++;
-		SROCE_DP_LOG(DEBUG, "%s: no qp 0x%x", dev->ibdev.name, pkt.dqpn);
+		/* a QP in RESET or INIT exists but accepts nothing yet */
+		if (qp != NULL)
+			dev->stats.rx_drop_state++;
+		else
+			dev->stats.rx_drop_qpn++;
+		SROCE_DP_LOG(DEBUG, "%s: qp 0x%x %s", dev->ibdev.name, pkt.dqpn,
+			     qp != NULL ? "not ready" : "unknown");
 		return;
 	}
 	/* RC opcodes for RC QPs, UC ones for UC QPs (UD: no QP accepts them) */
@@ -286,5 +291,6 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 int
 pv_sroce_progress(struct pv_context *context)
 {
+	sroce_owner_check(sroce_dev_of(context));
 	return pv_sroce_dev_progress(sroce_dev_of(context));
 }

@@ -14,21 +14,25 @@
  *   sroce_qp.c     QP create/modify/query/destroy, post_send/post_recv, flush
  *   sroce_srq.c    shared receive queues: create/modify/query/destroy,
  *                  post_srq_recv, the limit event
- *   sroce_req.c    requester (segmentation, TX of WQEs; UC completes on
- *                  transmission) and RC completer (ACK, NAK, READ/atomic
+ *   sroce_req.c    requester (segmentation, TX of WQEs; UC and UD complete
+ *                  on transmission) and RC completer (ACK, NAK, READ/atomic
  *                  responses, retransmit and RNR timers)
  *   sroce_resp.c   responder (placement, rkey checks, ACK/NAK, READ and
  *                  atomic responses; receive WQEs from the RQ or an SRQ;
- *                  the UC responder)
- *   sroce_ud.c     address handles, UD QPs: post_send, requester (one
- *                  SEND ONLY per WQE, complete on transmission), responder
- *                  (qkey check, GRH + payload into a receive WQE)
+ *                  UC and UD receive)
+ *   sroce_ud.c     address handles
  *   sroce_net.c    progress loop: RX burst, dispatch, TX burst, pcapng capture
+ *   sroce_fp.h     per-packet inline helpers (queues, copies, frames)
+ *
+ * One path per direction: post_send, the requester and the responder are
+ * each one static inline body taking const QP-type flags (enum sroce_qpf),
+ * with a named wrapper per variant chosen at QP create.
  */
 
 #ifndef PV_DRIVERS_SOFTROCE_SROCE_PRIV_H
 #define PV_DRIVERS_SOFTROCE_SROCE_PRIV_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +50,19 @@
 
 #include "pv_sroce.h"
 #include "sroce_wire.h"
+
+/*
+ * Debug builds (-O0, as the ASan build: --buildtype=debug) and builds with
+ * RTE_ENABLE_ASSERT check the data path's threading rules and invariants;
+ * optimized builds compile the checks out. (Debian's DPDK does not define
+ * RTE_ENABLE_ASSERT, so RTE_ASSERT alone would be off in every build.)
+ */
+#if defined(RTE_ENABLE_ASSERT) || !defined(__OPTIMIZE__)
+#define SROCE_DEBUG 1
+#define SROCE_ASSERT(x) RTE_VERIFY(x)
+#else
+#define SROCE_ASSERT(x) do { } while (0)
+#endif
 
 extern int pv_sroce_logtype;
 #define RTE_LOGTYPE_PV_SROCE pv_sroce_logtype
@@ -151,6 +168,9 @@ struct sroce_dev {
 	uint8_t link_up;		/* link state last seen; query_port reports it (atomic) */
 	uint8_t lsc_intr;		/* the PMD raises LSC interrupts: configured on */
 	uint8_t lsc_cb;			/* LSC callback registered */
+	/* debug builds: the thread driving the data path (sroce_owner_check()) */
+	pthread_t owner;
+	uint8_t owner_set;
 };
 
 struct sroce_ctx {
@@ -200,6 +220,17 @@ struct sroce_sge {
 	uint32_t rsvd;
 };
 
+/**
+ * QP-type flags of the fast-path bodies (post_send, requester, responder).
+ * Each variant's wrapper passes a constant, so a flag costs nothing on the
+ * paths that do not have it; RC is no flag. A new QP type is a new flag.
+ */
+enum sroce_qpf {
+	SROCE_QPF_UC	= 1 << 0,	/* unreliable connected: no ACK, no READ/atomic */
+	SROCE_QPF_UD	= 1 << 1,	/* datagram: one packet per message, AH per WR */
+	SROCE_QPF_SRQ	= 1 << 2,	/* receive WQEs from the QP's SRQ */
+};
+
 /** A send work queue entry; followed by SGEs or inline bytes (stride). */
 struct sroce_swqe {
 	uint64_t wr_id;
@@ -212,10 +243,23 @@ struct sroce_swqe {
 	uint16_t num_sge;
 	uint32_t length;		/* message bytes */
 	rte_be32_t imm;
-	uint32_t rkey;			/* UD: the remote QPN */
-	uint64_t raddr;			/* UD: the struct sroce_ah pointer */
-	uint64_t compare_add;		/* UD: the Q_Key to send (high bit resolved) */
-	uint64_t swap;
+	union {
+		struct {		/* WRITE, READ */
+			uint64_t raddr;
+			uint32_t rkey;
+		} rdma;
+		struct {		/* CMP_AND_SWP, FETCH_AND_ADD */
+			uint64_t raddr;
+			uint32_t rkey;
+			uint64_t compare_add;
+			uint64_t swap;
+		} atomic;
+		struct {		/* UD SEND */
+			const struct sroce_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t qkey;	/* to send: the high bit already resolved */
+		} ud;
+	};
 	uint32_t first_psn;		/* assigned when the WQE starts on the wire */
 	uint32_t last_psn;
 	uint32_t npkts;			/* packets (READ: response packets) */
@@ -268,7 +312,10 @@ struct sroce_res {
 	uint32_t first_psn;
 	uint32_t last_psn;
 	uint32_t msn;
-	uint8_t *base;			/* READ: local address of the requested va */
+	/* READ: what was asked, checked again before each response packet
+	 * (the MR may be deregistered meanwhile: ARCHITECTURE decision 6) */
+	uint64_t va;
+	uint32_t rkey;
 	uint32_t len;			/* READ: requested bytes */
 	uint64_t orig;			/* atomic: value before the operation */
 	uint32_t start_psn;		/* PSN the current response stream began at */
@@ -368,7 +415,10 @@ struct sroce_qp {
 		uint32_t pend_msn;
 		uint32_t rcv_len;	/* bytes placed in the current receive WQE */
 		struct sroce_cursor rcur;
-		uint8_t *wr_ptr;	/* current WRITE destination */
+		/* current WRITE: no pointer is kept, each packet is checked
+		 * again by rkey (the MR may be gone: ARCHITECTURE decision 6) */
+		uint64_t wr_va;		/* next byte's remote address */
+		uint32_t wr_rkey;
 		uint32_t wr_resid;
 		uint32_t wr_total;	/* DMA length of the current WRITE */
 		uint8_t srq_held;	/* srq_wqe holds a WQE taken from the SRQ */
@@ -433,18 +483,6 @@ sroce_srq(struct pv_srq *s)
 	return container_of(s, struct sroce_srq, ibsrq);
 }
 
-static inline struct sroce_swqe *
-sroce_swqe_at(const struct sroce_qp *qp, uint32_t idx)
-{
-	return (struct sroce_swqe *)(qp->sq + (size_t)(idx & qp->sq_mask) * qp->sq_stride);
-}
-
-static inline struct sroce_rwqe *
-sroce_rwqe_at(const struct sroce_qp *qp, uint32_t idx)
-{
-	return (struct sroce_rwqe *)(qp->rq + (size_t)(idx & qp->rq_mask) * qp->rq_stride);
-}
-
 static inline struct sroce_qp *
 sroce_qp_lookup(const struct sroce_dev *dev, uint32_t qpn)
 {
@@ -453,6 +491,29 @@ sroce_qp_lookup(const struct sroce_dev *dev, uint32_t qpn)
 	if (unlikely(i >= SROCE_MAX_QP))
 		return NULL;
 	return dev->qp_tbl[i];
+}
+
+/**
+ * Debug builds: assert that a data-path call (post_send, post_recv,
+ * post_srq_recv, poll_cq, progress) comes from the device's owner thread,
+ * the thread that drives it: the first to call one, until no QP of the
+ * device is progressed any more. A no-op in optimized builds.
+ */
+static inline void
+sroce_owner_check(struct sroce_dev *dev)
+{
+#ifdef SROCE_DEBUG
+	pthread_t self = pthread_self();
+
+	if (!dev->owner_set) {
+		dev->owner = self;
+		dev->owner_set = 1;
+		return;
+	}
+	RTE_VERIFY(pthread_equal(dev->owner, self));
+#else
+	RTE_SET_USED(dev);
+#endif
 }
 
 /* sroce_mr.c */
@@ -474,48 +535,12 @@ uint8_t *pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *
 int pv_sroce_mr_local(const struct sroce_dev *dev, const struct sroce_pd *pd,
 		      const struct pv_sge *sge, int need_write, struct sroce_sge *out);
 
-/*
- * Fill receive WQE @p r from @p wr (SGE count already checked): every SGE
- * must name a local MR of @p pd with LOCAL_WRITE. Shared by the QP's RQ and
- * the SRQ. Returns 0 or EINVAL (positive: the post_recv errno).
- */
-static inline int
-sroce_rwqe_fill(const struct sroce_dev *dev, const struct sroce_pd *pd,
-		struct sroce_rwqe *r, const struct pv_recv_wr *wr)
-{
-	uint32_t len = 0;
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++) {
-		if (unlikely(pv_sroce_mr_local(dev, pd, &wr->sg_list[i], 1, &r->sge[i]) != 0))
-			return EINVAL;
-		len += wr->sg_list[i].length;
-	}
-	r->wr_id = wr->wr_id;
-	r->num_sge = wr->num_sge;
-	r->length = len;
-	return 0;
-}
-
 /* sroce_cq.c */
 struct pv_cq *pv_sroce_cq_create(struct pv_context *context, int cqe,
 				 struct pv_comp_channel *channel, int comp_vector);
 int pv_sroce_cq_destroy(struct pv_cq *cq);
 int pv_sroce_cq_resize(struct pv_cq *cq, int cqe);
 void pv_sroce_cq_event(struct sroce_cq *cq, int solicited);
-
-static inline uint32_t
-sroce_cq_space(const struct sroce_cq *cq)
-{
-	return cq->mask + 1 - (cq->prod - cq->cons);
-}
-
-/** Reserve the next CQE (caller checked sroce_cq_space() > 0). */
-static inline struct pv_wc *
-sroce_cq_next(struct sroce_cq *cq)
-{
-	return &cq->ring[cq->prod++ & cq->mask];
-}
 
 /* sroce_qp.c */
 struct pv_qp *pv_sroce_qp_create(struct pv_pd *pd, struct pv_qp_init_attr *attr);
@@ -527,24 +552,6 @@ void pv_sroce_qp_error(struct sroce_qp *qp);
 /** Flush what fits in the CQs; @return work done. */
 int pv_sroce_qp_flush(struct sroce_qp *qp);
 
-static inline enum pv_wc_opcode
-sroce_wc_opcode(uint8_t wr_opcode)
-{
-	switch (wr_opcode) {
-	case PV_WR_RDMA_WRITE:
-	case PV_WR_RDMA_WRITE_WITH_IMM:
-		return PV_WC_RDMA_WRITE;
-	case PV_WR_RDMA_READ:
-		return PV_WC_RDMA_READ;
-	case PV_WR_ATOMIC_CMP_AND_SWP:
-		return PV_WC_COMP_SWAP;
-	case PV_WR_ATOMIC_FETCH_AND_ADD:
-		return PV_WC_FETCH_ADD;
-	default:
-		return PV_WC_SEND;
-	}
-}
-
 /* sroce_srq.c */
 struct pv_srq *pv_sroce_srq_create(struct pv_pd *pd, struct pv_srq_init_attr *attr);
 int pv_sroce_srq_modify(struct pv_srq *srq, struct pv_srq_attr *attr, int attr_mask);
@@ -552,35 +559,6 @@ int pv_sroce_srq_query(struct pv_srq *srq, struct pv_srq_attr *attr);
 int pv_sroce_srq_destroy(struct pv_srq *srq);
 /** Post PV_EVENT_SRQ_LIMIT_REACHED and disarm (fewer than srq->limit WQEs left). */
 void pv_sroce_srq_limit_fire(struct sroce_srq *srq);
-
-static inline struct sroce_rwqe *
-sroce_srq_wqe_at(const struct sroce_srq *srq, uint32_t idx)
-{
-	return (struct sroce_rwqe *)(srq->rq + (size_t)(idx & srq->mask) * srq->stride);
-}
-
-/**
- * Take the oldest WQE of @p qp's SRQ into qp->srq_wqe (a copy: the slot is
- * reposted while a multi-packet message is still being placed).
- * @return 0, or -ENOENT the SRQ is empty.
- */
-static inline int
-sroce_srq_take(struct sroce_qp *qp)
-{
-	struct sroce_srq *srq = qp->srq;
-	const struct sroce_rwqe *r;
-
-	if (unlikely(srq->ci == srq->pi))
-		return -ENOENT;
-	r = sroce_srq_wqe_at(srq, srq->ci);
-	memcpy(qp->srq_wqe, r, sizeof(*r) + r->num_sge * sizeof(r->sge[0]));
-	srq->ci++;
-	qp->resp.srq_held = 1;
-	/* IBTA 10.2.9.2: the event fires once WQEs fall below the armed limit */
-	if (unlikely(srq->limit != 0) && srq->pi - srq->ci < srq->limit)
-		pv_sroce_srq_limit_fire(srq);
-	return 0;
-}
 
 /* sroce_req.c */
 /** TSC cycles of an RNR timer code (IBTA vol. 1 table 45). */
@@ -592,6 +570,11 @@ int pv_sroce_req_tx(struct sroce_qp *qp);
  * last packet is queued (no ACK, no retransmission); @return frames queued.
  */
 int pv_sroce_req_tx_uc(struct sroce_qp *qp);
+/**
+ * UD requester: one SEND ONLY per WQE, completed when queued; a WQE longer
+ * than the MTU completes without a packet (C10-93.1.1). @return frames queued.
+ */
+int pv_sroce_req_tx_ud(struct sroce_qp *qp);
 /** Handle an ACK, NAK, READ response or atomic ACK. */
 void pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 /** Run the retransmit and RNR timers of @p qp at time @p now. */
@@ -606,20 +589,16 @@ void pv_sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt);
 void pv_sroce_resp_rx_srq(struct sroce_qp *qp, struct sroce_pkt *pkt);
 /** UC responder: no ACK/NAK; a damaged message is dropped (IBTA 9.8.3). */
 void pv_sroce_resp_rx_uc(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** UD responder on the QP's own RQ: Q_Key check, GRH area + payload. */
+void pv_sroce_resp_rx_ud(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** UD responder on the QP's SRQ. */
+void pv_sroce_resp_rx_ud_srq(struct sroce_qp *qp, struct sroce_pkt *pkt);
 /** Send READ/atomic responses then a pending ACK/NAK; @return frames queued. */
 int pv_sroce_resp_tx(struct sroce_qp *qp);
 
 /* sroce_ud.c */
 struct pv_ah *pv_sroce_ah_create(struct pv_pd *pd, struct pv_ah_attr *attr);
 int pv_sroce_ah_destroy(struct pv_ah *ah);
-/** post_send of a UD QP (SEND and SEND_WITH_IMM only). */
-int pv_sroce_post_send_ud(struct pv_qp *qp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr);
-/** UD requester: one SEND ONLY per WQE, completed when queued; @return frames queued. */
-int pv_sroce_req_tx_ud(struct sroce_qp *qp);
-/** UD responder on the QP's own RQ. */
-void pv_sroce_resp_rx_ud(struct sroce_qp *qp, struct sroce_pkt *pkt);
-/** UD responder on the QP's SRQ. */
-void pv_sroce_resp_rx_ud_srq(struct sroce_qp *qp, struct sroce_pkt *pkt);
 
 /* sroce_arp.c */
 void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m);
@@ -645,89 +624,5 @@ void pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, ui
 /** Recompute dev->tx_hook after a change of capture or fault settings. */
 void pv_sroce_tx_hook_update(struct sroce_dev *dev);
 int pv_sroce_progress(struct pv_context *context);
-
-/** Free TX slots. */
-static inline uint32_t
-sroce_tx_space(const struct sroce_dev *dev)
-{
-	return SROCE_TX_RING - 1 - (uint16_t)((dev->tx_tail - dev->tx_head) &
-					      (SROCE_TX_RING - 1));
-}
-
-/** Queue @p m for transmission (caller checked sroce_tx_space()). */
-static inline void
-sroce_tx_enqueue(struct sroce_dev *dev, struct rte_mbuf *m)
-{
-	dev->tx_ring[dev->tx_tail] = m;
-	dev->tx_tail = (dev->tx_tail + 1) & (SROCE_TX_RING - 1);
-}
-
-/*
- * Payload copies (frame <-> registered memory, KiBs each) use libc's
- * memcpy: glibc picks its AVX-512 / ERMS variant at run time, whereas
- * rte_memcpy is inlined for the build's baseline ISA (-march=corei7 from
- * libdpdk's pkg-config: SSE with palignr shifts for the unaligned payload).
- * At 64 KiB writes with MTU 4096 the sender spent 43% of its time in the
- * SSE copy.
- */
-static inline void
-sroce_payload_copy(void *dst, const void *src, size_t n)
-{
-	memcpy(dst, src, n);
-}
-
-/** Copy @p len bytes from an SGE list at @p cur into @p dst, advancing it. */
-static inline void
-sroce_sge_copy_out(const struct sroce_sge *sge, struct sroce_cursor *cur, uint8_t *dst,
-		   uint32_t len)
-{
-	while (len > 0) {
-		const struct sroce_sge *s = &sge[cur->i];
-		uint32_t n = RTE_MIN(len, s->length - cur->off);
-
-		sroce_payload_copy(dst, s->addr + cur->off, n);
-		dst += n;
-		len -= n;
-		cur->off += n;
-		if (cur->off == s->length) {
-			cur->i++;
-			cur->off = 0;
-		}
-	}
-}
-
-/** Copy @p len bytes from @p src into an SGE list at @p cur, advancing it. */
-static inline void
-sroce_sge_copy_in(const struct sroce_sge *sge, struct sroce_cursor *cur, const uint8_t *src,
-		  uint32_t len)
-{
-	while (len > 0) {
-		const struct sroce_sge *s = &sge[cur->i];
-		uint32_t n = RTE_MIN(len, s->length - cur->off);
-
-		sroce_payload_copy(s->addr + cur->off, src, n);
-		src += n;
-		len -= n;
-		cur->off += n;
-		if (cur->off == s->length) {
-			cur->i++;
-			cur->off = 0;
-		}
-	}
-}
-
-/** Move a cursor @p off bytes from the start of an SGE list. */
-static inline void
-sroce_cursor_seek(const struct sroce_sge *sge, uint32_t num_sge, struct sroce_cursor *cur,
-		  uint32_t off)
-{
-	cur->i = 0;
-	cur->off = 0;
-	while (cur->i < num_sge && off >= sge[cur->i].length) {
-		off -= sge[cur->i].length;
-		cur->i++;
-	}
-	cur->off = off;
-}
 
 #endif /* PV_DRIVERS_SOFTROCE_SROCE_PRIV_H */

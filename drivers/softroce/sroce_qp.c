@@ -26,13 +26,22 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "sroce_fp.h"
 #include "sroce_priv.h"
 
-/* opcodes a QP posts: RC all of these, UC no READ or atomic (IBTA 9.8.1) */
-static inline int
-sroce_is_valid_wr_opcode(enum pv_wr_opcode op, const int uc)
+/*
+ * Whether @p wr may be posted on a QP of type @p qpf before its slot is
+ * taken: RC posts every opcode below, UC no READ or atomic (IBTA 9.8.1),
+ * UD SEND and SEND_WITH_IMM only, to an AH of the QP's context.
+ */
+static __rte_always_inline int
+sroce_wr_valid(const struct sroce_qp *qp, const struct pv_send_wr *wr, const unsigned int qpf)
 {
-	switch (op) {
+	if (qpf & SROCE_QPF_UD)
+		return (wr->opcode == PV_WR_SEND || wr->opcode == PV_WR_SEND_WITH_IMM) &&
+		       wr->wr.ud.ah != NULL && wr->wr.ud.ah->context == qp->ibqp.context &&
+		       wr->num_sge >= 0 && (uint32_t)wr->num_sge <= qp->ibqp.cap.max_send_sge;
+	switch (wr->opcode) {
 	case PV_WR_RDMA_WRITE:
 	case PV_WR_RDMA_WRITE_WITH_IMM:
 	case PV_WR_SEND:
@@ -41,16 +50,39 @@ sroce_is_valid_wr_opcode(enum pv_wr_opcode op, const int uc)
 	case PV_WR_RDMA_READ:
 	case PV_WR_ATOMIC_CMP_AND_SWP:
 	case PV_WR_ATOMIC_FETCH_AND_ADD:
-		return !uc;
+		return !(qpf & SROCE_QPF_UC);
 	default:
 		return 0;
+	}
+}
+
+/* the remote side of WQE @p w: UD destination, atomic or RDMA operands */
+static __rte_always_inline void
+sroce_swqe_remote(const struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_swqe *w,
+		  const unsigned int qpf)
+{
+	if (qpf & SROCE_QPF_UD) {
+		w->ud.ah = container_of(wr->wr.ud.ah, struct sroce_ah, ibah);
+		w->ud.remote_qpn = wr->wr.ud.remote_qpn & SROCE_QPN_MASK;
+		/* IBTA 10.2.5: a Q_Key with the high bit set means the QP's own */
+		w->ud.qkey = (wr->wr.ud.remote_qkey & 0x80000000u) ? qp->attr.qkey :
+			     wr->wr.ud.remote_qkey;
+	} else if (w->rd_atomic && wr->opcode != PV_WR_RDMA_READ) {
+		w->atomic.raddr = wr->wr.atomic.remote_addr;
+		w->atomic.rkey = wr->wr.atomic.rkey;
+		w->atomic.compare_add = wr->wr.atomic.compare_add;
+		w->atomic.swap = wr->wr.atomic.swap;
+	} else {
+		w->rdma.raddr = wr->wr.rdma.remote_addr;
+		w->rdma.rkey = wr->wr.rdma.rkey;
 	}
 }
 
 /* build one WQE from @p wr; @return 0 or EINVAL. Always inlined: with two
  * callers (RC, UC) gcc outlined it, one more call per WR (see the commit) */
 static __rte_always_inline int
-sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_swqe *w)
+sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_swqe *w,
+		const unsigned int qpf)
 {
 	uint32_t len = 0;
 	int i, ret;
@@ -58,28 +90,24 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;
 	w->signaled = qp->sig_all || (wr->send_flags & PV_SEND_SIGNALED);
-	w->fence = (wr->send_flags & PV_SEND_FENCE) != 0;
+	w->fence = !(qpf & SROCE_QPF_UD) && (wr->send_flags & PV_SEND_FENCE) != 0;
 	w->se = (wr->send_flags & PV_SEND_SOLICITED) != 0;
 	w->rd_atomic = wr->opcode >= PV_WR_RDMA_READ;
 	w->imm = wr->imm_data;
 	w->rd_off = 0;
-	if (w->rd_atomic && wr->opcode != PV_WR_RDMA_READ) {
-		w->raddr = wr->wr.atomic.remote_addr;
-		w->rkey = wr->wr.atomic.rkey;
-		w->compare_add = wr->wr.atomic.compare_add;
-		w->swap = wr->wr.atomic.swap;
-	} else {
-		w->raddr = wr->wr.rdma.remote_addr;
-		w->rkey = wr->wr.rdma.rkey;
-	}
+	sroce_swqe_remote(qp, wr, w, qpf);
+	if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge))
+		return EINVAL;
 	if ((wr->send_flags & PV_SEND_INLINE) && !w->rd_atomic) {
 		uint8_t *dst = (uint8_t *)w->sge;
 
+		/* 64-bit sum: 32-bit lengths must not wrap past the check */
+		if (unlikely(pv_sge_total_len(wr->sg_list, wr->num_sge) >
+			     qp->ibqp.cap.max_inline_data))
+			return EINVAL;
 		for (i = 0; i < wr->num_sge; i++) {
 			uint32_t l = wr->sg_list[i].length;
 
-			if (unlikely(len + l > qp->ibqp.cap.max_inline_data))
-				return EINVAL;
 			rte_memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr, l);
 			len += l;
 		}
@@ -88,8 +116,6 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 		w->length = len;
 		return 0;
 	}
-	if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge))
-		return EINVAL;
 	w->inl = 0;
 	w->num_sge = wr->num_sge;
 	for (i = 0; i < wr->num_sge; i++) {
@@ -101,7 +127,8 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 		if (unlikely(len < wr->sg_list[i].length))
 			return EINVAL;	/* wrapped */
 	}
-	if (unlikely(len > SROCE_MAX_MSG))
+	/* UD: a message above the MTU completes without a packet (sroce_req.c) */
+	if (!(qpf & SROCE_QPF_UD) && unlikely(len > SROCE_MAX_MSG))
 		return EINVAL;
 	if (unlikely(w->rd_atomic && wr->opcode != PV_WR_RDMA_READ && len != 8))
 		return EINVAL;
@@ -109,14 +136,26 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 	return 0;
 }
 
-/* always inlined into its RC and UC variants: @p uc must fold away */
+/* the requester of QP type @p qpf (what qp->fp_req_tx points to) */
+static __rte_always_inline int
+sroce_req_tx_of(struct sroce_qp *qp, const unsigned int qpf)
+{
+	if (qpf & SROCE_QPF_UD)
+		return pv_sroce_req_tx_ud(qp);
+	if (qpf & SROCE_QPF_UC)
+		return pv_sroce_req_tx_uc(qp);
+	return pv_sroce_req_tx(qp);
+}
+
+/* always inlined into its RC, UC and UD variants: @p qpf must fold away */
 static __rte_always_inline int
 sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
-		const int uc)
+		const unsigned int qpf)
 {
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	int ret = 0;
 
+	sroce_owner_check(qp->dev);
 	if (unlikely(qp->state != PV_QPS_RTS && qp->state != PV_QPS_ERR)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -124,7 +163,7 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 	for (; wr != NULL; wr = wr->next) {
 		struct sroce_swqe *w;
 
-		if (unlikely(!sroce_is_valid_wr_opcode(wr->opcode, uc))) {
+		if (unlikely(!sroce_wr_valid(qp, wr, qpf))) {
 			ret = EINVAL;
 			break;
 		}
@@ -133,7 +172,7 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 			break;
 		}
 		w = sroce_swqe_at(qp, qp->sq_pi);
-		ret = sroce_swqe_fill(qp, wr, w);
+		ret = sroce_swqe_fill(qp, wr, w, qpf);
 		if (unlikely(ret != 0))
 			break;
 		qp->sq_pi++;
@@ -143,7 +182,7 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 	if (likely(qp->state == PV_QPS_RTS)) {
 		/* the whole list goes out in one burst (up to SROCE_TX_BUDGET frames;
 		 * the rest follows on progress) */
-		if ((uc ? pv_sroce_req_tx_uc(qp) : pv_sroce_req_tx(qp)) > 0)
+		if (sroce_req_tx_of(qp, qpf) > 0)
 			pv_sroce_tx_flush(qp->dev);
 	} else {
 		qp->flush_pending = 1;
@@ -160,7 +199,13 @@ sroce_post_send_rc(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr 
 static int
 sroce_post_send_uc(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return sroce_post_send(ibqp, wr, bad_wr, 1);
+	return sroce_post_send(ibqp, wr, bad_wr, SROCE_QPF_UC);
+}
+
+static int
+sroce_post_send_ud(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return sroce_post_send(ibqp, wr, bad_wr, SROCE_QPF_UD);
 }
 
 static int
@@ -169,6 +214,7 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	int ret = 0;
 
+	sroce_owner_check(qp->dev);
 	if (unlikely(qp->state == PV_QPS_RESET)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -234,6 +280,9 @@ sroce_qp_list_del(struct sroce_qp *qp)
 		}
 	}
 	qp->in_list = 0;
+	/* nothing progressed any more: another thread may drive the device */
+	if (dev->nb_qps == 0)
+		dev->owner_set = 0;
 }
 
 struct pv_qp *
@@ -333,7 +382,7 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	qp->ibqp.recv_cq = attr->recv_cq;
 	if (attr->qp_type == PV_QPT_UD) {
 		qp->transport = SROCE_OP_UD;
-		qp->ibqp.fp_post_send = pv_sroce_post_send_ud;
+		qp->ibqp.fp_post_send = sroce_post_send_ud;
 		qp->fp_req_tx = pv_sroce_req_tx_ud;
 		qp->fp_resp_rx = srq != NULL ? pv_sroce_resp_rx_ud_srq : pv_sroce_resp_rx_ud;
 	} else if (attr->qp_type == PV_QPT_UC) {

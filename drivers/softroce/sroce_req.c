@@ -9,14 +9,19 @@
  * Send queue indices (free running):
  *   sq_ci <= req.idx <= sq_pi; req.hw_idx = one past the last WQE that ever
  *   went on the wire. [sq_ci, hw_idx) have PSNs assigned; req.idx and req.off
- *   are the transmit cursor, moved back by go-back-N (NAK, timeout, RNR).
+ *   are the transmit cursor, moved back by go-back-N (NAK, timeout, RNR),
+ *   never behind sq_ci: a completion past the cursor moves it forward (a
+ *   completed WQE's buffers are the application's again and are never read).
  * PSNs: comp.psn = oldest unacknowledged, req.psn = next to send.
  *
  * UC (IBTA 9.8) shares the segmentation: the same opcodes in the UC range
  * (0x20..), no AckReq, no PSN window, no ACK and no retransmission; a WQE
- * completes when its last packet is queued (sq_ci == req.idx). The
- * transmit body takes a const flag; pv_sroce_req_tx and pv_sroce_req_tx_uc
- * are its two variants (qp->fp_req_tx).
+ * completes when its last packet is queued (sq_ci == req.idx). UD (9.8.4)
+ * is one SEND ONLY per WQE (BTH + DETH to the WR's address handle),
+ * completed the same way; a UD WQE above the MTU completes without a packet
+ * (C10-93.1.1, as rxe) and is counted in ud_oversize. The transmit body
+ * takes const QP-type flags; pv_sroce_req_tx, pv_sroce_req_tx_uc and
+ * pv_sroce_req_tx_ud are its variants (qp->fp_req_tx).
  */
 
 #include <string.h>
@@ -46,7 +51,8 @@ sroce_wqe_npkts(const struct sroce_qp *qp, const struct sroce_swqe *w)
 		return 1;
 	if (w->length == 0)
 		return 1;
-	return (w->length + qp->mtu - 1) / qp->mtu;
+	/* in 64 bits: length + mtu - 1 must not wrap */
+	return (uint32_t)(((uint64_t)w->length + qp->mtu - 1) / qp->mtu);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -83,10 +89,12 @@ sroce_req_opcode(uint8_t wr_op, int first, int last)
 }
 
 /* one SEND/WRITE packet of @p w at the transmit cursor; @return 0 or -ENOBUFS.
- * Always inlined: @p uc must fold away in the RC variant. */
+ * Always inlined: @p qpf must fold away in each variant. */
 static __rte_always_inline int
-sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const int uc)
+sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int qpf)
 {
+	const int uc = (qpf & SROCE_QPF_UC) != 0;
+	const int ud = (qpf & SROCE_QPF_UD) != 0;
 	uint32_t off = qp->req.off;
 	uint32_t paylen = RTE_MIN(qp->mtu, w->length - off);
 	int first = off == 0;
@@ -103,18 +111,32 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const int uc)
 	if (last && (op == SROCE_OP_RC_SEND_LAST_IMM || op == SROCE_OP_RC_SEND_ONLY_IMM ||
 		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM))
 		ext += SROCE_IMM_LEN;
-	/* UC is never acknowledged: no AckReq (as rxe sends it) */
-	ackreq = !uc && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
-	/* UC SEND/WRITE opcodes are the RC ones in the UC range (IBTA table 38) */
-	m = sroce_frame_start(qp, uc ? op | SROCE_OP_UC : op, qp->req.psn, ackreq,
-			      last && w->se, ext, paylen, &p);
+	/* UC and UD are never acknowledged: no AckReq (as rxe sends them) */
+	ackreq = !uc && !ud && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
+	if (ud) {
+		/* one SEND ONLY (caller checked the MTU) with a DETH */
+		ext += SROCE_DETH_LEN;
+		op = op == SROCE_OP_RC_SEND_ONLY_IMM ? SROCE_OP_UD_SEND_ONLY_IMM :
+		     SROCE_OP_UD_SEND_ONLY;
+		m = sroce_frame_start_ud(qp, w->ud.ah, w->ud.remote_qpn, op, qp->req.psn, w->se,
+					 ext, paylen, &p);
+	} else {
+		/* UC SEND/WRITE opcodes are the RC ones in the UC range (IBTA table 38) */
+		m = sroce_frame_start(qp, uc ? op | SROCE_OP_UC : op, qp->req.psn, ackreq,
+				      last && w->se, ext, paylen, &p);
+	}
 	if (unlikely(m == NULL))
 		return -ENOBUFS;
 	if (ackreq)
 		qp->req.noack = 0;
-	if (first && (w->opcode == PV_WR_RDMA_WRITE || w->opcode == PV_WR_RDMA_WRITE_WITH_IMM)) {
-		sroce_put_be64(p, w->raddr);
-		sroce_put_be32(p + 8, w->rkey);
+	if (ud) {
+		sroce_put_be32(p, w->ud.qkey);
+		sroce_put_be32(p + 4, qp->ibqp.qp_num);
+		p += SROCE_DETH_LEN;
+	} else if (first && (w->opcode == PV_WR_RDMA_WRITE ||
+			     w->opcode == PV_WR_RDMA_WRITE_WITH_IMM)) {
+		sroce_put_be64(p, w->rdma.raddr);
+		sroce_put_be32(p + 8, w->rdma.rkey);
 		sroce_put_be32(p + 12, w->length);
 		p += SROCE_RETH_LEN;
 	}
@@ -147,8 +169,8 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 		if (unlikely(m == NULL))
 			return -ENOBUFS;
 		/* a retry asks for the rest of the message only */
-		sroce_put_be64(p, w->raddr + off);
-		sroce_put_be32(p + 8, w->rkey);
+		sroce_put_be64(p, w->rdma.raddr + off);
+		sroce_put_be32(p + 8, w->rdma.rkey);
 		sroce_put_be32(p + 12, w->length - off);
 	} else {
 		m = sroce_frame_start(qp, w->opcode == PV_WR_ATOMIC_CMP_AND_SWP ?
@@ -156,13 +178,13 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 				      qp->req.psn, 1, 0, SROCE_ATMETH_LEN, 0, &p);
 		if (unlikely(m == NULL))
 			return -ENOBUFS;
-		sroce_put_be64(p, w->raddr);
-		sroce_put_be32(p + 8, w->rkey);
+		sroce_put_be64(p, w->atomic.raddr);
+		sroce_put_be32(p + 8, w->atomic.rkey);
 		if (w->opcode == PV_WR_ATOMIC_CMP_AND_SWP) {
-			sroce_put_be64(p + 12, w->swap);
-			sroce_put_be64(p + 20, w->compare_add);
+			sroce_put_be64(p + 12, w->atomic.swap);
+			sroce_put_be64(p + 20, w->atomic.compare_add);
 		} else {
-			sroce_put_be64(p + 12, w->compare_add);
+			sroce_put_be64(p + 12, w->atomic.compare_add);
 			sroce_put_be64(p + 20, 0);
 		}
 	}
@@ -177,10 +199,33 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
 
 static inline int sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w);
 
-/* Always inlined into its two variants: @p uc must fold away for RC. */
-static __rte_always_inline int
-sroce_req_tx(struct sroce_qp *qp, const int uc)
+/* the transmit cursor invariant (debug builds) */
+static inline void
+sroce_req_assert_cursor(const struct sroce_qp *qp)
 {
+	SROCE_ASSERT((int32_t)(qp->req.idx - qp->sq_ci) >= 0);
+	SROCE_ASSERT((int32_t)(qp->sq_pi - qp->req.idx) >= 0);
+	RTE_SET_USED(qp);
+}
+
+/*
+ * A UD WQE above the MTU: no packet, a successful completion (room checked
+ * by the caller).
+ */
+static __rte_noinline void
+sroce_req_ud_oversize(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	qp->dev->stats.ud_oversize++;
+	qp->req.idx++;
+	(void)sroce_comp_wqe(qp, w);
+}
+
+/* Always inlined into its three variants: @p qpf must fold away for RC. */
+static __rte_always_inline int
+sroce_req_tx(struct sroce_qp *qp, const unsigned int qpf)
+{
+	/* unacknowledged: complete when the last packet is queued */
+	const int uc = (qpf & (SROCE_QPF_UC | SROCE_QPF_UD)) != 0;
 	struct sroce_dev *dev = qp->dev;
 	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(dev));
 	uint32_t max_rd = RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1);
@@ -188,15 +233,20 @@ sroce_req_tx(struct sroce_qp *qp, const int uc)
 
 	if (unlikely(qp->req.flags != 0 || qp->state != PV_QPS_RTS))
 		return 0;
+	sroce_req_assert_cursor(qp);
 	while (n < budget && qp->req.idx != qp->sq_pi) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->req.idx);
 
 		if (!uc && unlikely(sroce_psn_diff(qp->req.psn, qp->comp.psn) >= SROCE_WINDOW))
 			break;
-		/* UC completes at the last packet: keep it queued until the CQ has room */
-		if (uc && unlikely(w->signaled && w->length - qp->req.off <= qp->mtu &&
-				   sroce_cq_space(qp->scq) == 0))
+		/* UC/UD complete at the last packet: keep it queued until the CQ has room */
+		if (uc && unlikely(w->signaled && sroce_cq_space(qp->scq) == 0 &&
+				   ((qpf & SROCE_QPF_UD) || w->length - qp->req.off <= qp->mtu)))
 			break;
+		if ((qpf & SROCE_QPF_UD) && unlikely(w->length > qp->mtu)) {
+			sroce_req_ud_oversize(qp, w);
+			continue;
+		}
 		if (qp->req.off == 0) {
 			if (!uc && unlikely(w->rd_atomic && qp->req.rd_inflight >= max_rd))
 				break;
@@ -215,12 +265,12 @@ sroce_req_tx(struct sroce_qp *qp, const int uc)
 			if (unlikely(sroce_req_rd_atomic_pkt(qp, w) != 0))
 				break;
 		} else {
-			if (unlikely(sroce_req_send_pkt(qp, w, uc) != 0))
+			if (unlikely(sroce_req_send_pkt(qp, w, qpf) != 0))
 				break;
 			if (qp->req.off == w->length) {
 				qp->req.idx++;
 				qp->req.off = 0;
-				/* UC: done once on the wire (room checked above) */
+				/* UC/UD: done once on the wire (room checked above) */
 				if (uc)
 					(void)sroce_comp_wqe(qp, w);
 			}
@@ -245,7 +295,13 @@ pv_sroce_req_tx(struct sroce_qp *qp)
 int
 pv_sroce_req_tx_uc(struct sroce_qp *qp)
 {
-	return sroce_req_tx(qp, 1);
+	return sroce_req_tx(qp, SROCE_QPF_UC);
+}
+
+int
+pv_sroce_req_tx_ud(struct sroce_qp *qp)
+{
+	return sroce_req_tx(qp, SROCE_QPF_UD);
 }
 
 /* go-back-N: restart transmission at @p psn (IBTA 9.7.4.1.4 / 9.7.5.1.2) */
@@ -277,13 +333,60 @@ sroce_req_rewind(struct sroce_qp *qp, uint32_t psn)
 	}
 }
 
+/*
+ * Completions went past the transmit cursor (an ACK or READ response for
+ * WQEs a rewind had moved it back over): restart transmission at the oldest
+ * unacknowledged PSN, comp.psn, inside the WQE at sq_ci if it was sent, so
+ * that nothing completed goes out again (issue 11 bug 3).
+ */
+static __rte_noinline void
+sroce_req_cursor_skip(struct sroce_qp *qp)
+{
+	uint32_t psn = qp->comp.psn;
+
+	qp->req.idx = qp->sq_ci;
+	qp->req.off = 0;
+	qp->req.cur.i = 0;
+	qp->req.cur.off = 0;
+	qp->req.rd_inflight = 0;	/* none before the cursor */
+	qp->req.noack = 0;
+	if (qp->sq_ci != qp->req.hw_idx) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_ci);
+		int32_t k = sroce_psn_diff(psn, w->first_psn);
+
+		if (k < 0 || sroce_psn_diff(psn, w->last_psn) > 0) {
+			psn = w->first_psn;
+			k = 0;
+		}
+		if (!w->rd_atomic) {
+			qp->req.off = (uint32_t)k * qp->mtu;
+			if (!w->inl)
+				sroce_cursor_seek(w->sge, w->num_sge, &qp->req.cur, qp->req.off);
+		}
+	}
+	if (sroce_psn_diff(psn, qp->req.psn) > 0 || qp->sq_ci != qp->req.hw_idx)
+		qp->req.psn = psn;
+	SROCE_DP_LOG(DEBUG, "qp 0x%x: acked past the cursor: resume at psn 0x%x (wqe %u)",
+		     qp->ibqp.qp_num, qp->req.psn, qp->req.idx);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Completer                                                              */
 /* ---------------------------------------------------------------------- */
 
+/* keep req.idx >= sq_ci after completions */
+static inline void
+sroce_comp_cursor_check(struct sroce_qp *qp)
+{
+	if (unlikely((int32_t)(qp->sq_ci - qp->req.idx) > 0))
+		sroce_req_cursor_skip(qp);
+	sroce_req_assert_cursor(qp);
+}
+
 static inline void
 sroce_comp_progress(struct sroce_qp *qp)
 {
+	sroce_comp_cursor_check(qp);
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.rd_retried = 0;
@@ -320,7 +423,8 @@ sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w)
 		wc->dlid_path_bits = 0;
 		pv_sroce_cq_event(qp->scq, 0);
 	}
-	if (w->rd_atomic)
+	/* counted in rd_inflight only while before the transmit cursor */
+	if (w->rd_atomic && (int32_t)(qp->req.idx - qp->sq_ci) > 0)
 		qp->req.rd_inflight--;
 	qp->sq_ci++;
 	return 0;
@@ -396,12 +500,31 @@ sroce_comp_rd_retry(struct sroce_qp *qp, struct sroce_swqe *w)
 		sroce_req_rewind(qp, psn);
 }
 
+/*
+ * A NAK for a PSN before every outstanding WQE (acknowledged long ago), or
+ * with nothing outstanding, is a late duplicate: a ghost, ignored.
+ */
+static inline int
+sroce_comp_nak_ghost(const struct sroce_qp *qp, uint32_t psn)
+{
+	if (qp->sq_ci == qp->req.hw_idx)
+		return 1;
+	return sroce_psn_diff(psn, sroce_swqe_at(qp, qp->sq_ci)->first_psn) < 0;
+}
+
 static __rte_noinline void
 sroce_comp_nak(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	uint8_t syn = pkt->aeth_syndrome;
 	uint32_t psn = pkt->psn;
 	struct sroce_swqe *w;
+
+	if (unlikely(sroce_comp_nak_ghost(qp, psn))) {
+		qp->dev->stats.stale_naks_rx++;
+		SROCE_DP_LOG(DEBUG, "qp 0x%x: ghost %s psn 0x%x ignored", qp->ibqp.qp_num,
+			     pv_sroce_aeth_name(syn), psn);
+		return;
+	}
 
 	/* a NAK acknowledges every packet before its PSN */
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK));
@@ -591,6 +714,7 @@ pv_sroce_comp_drain(struct sroce_qp *qp)
 			break;
 		(void)sroce_comp_ack_upto(qp, sroce_psn_add(qp->comp.psn, SROCE_PSN_MASK));
 	}
+	sroce_comp_cursor_check(qp);
 	return (int)(qp->sq_ci - ci);
 }
 

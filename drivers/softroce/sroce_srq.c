@@ -22,6 +22,7 @@
 
 #include <rte_malloc.h>
 
+#include "sroce_fp.h"
 #include "sroce_priv.h"
 
 static int
@@ -30,6 +31,7 @@ sroce_srq_post_recv(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_
 	struct sroce_srq *srq = sroce_srq(ibsrq);
 	int ret = 0;
 
+	sroce_owner_check(srq->dev);
 	for (; wr != NULL; wr = wr->next) {
 		struct sroce_rwqe *r;
 

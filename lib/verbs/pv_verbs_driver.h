@@ -149,6 +149,26 @@ pv_device_ops(const struct pv_device *device)
 }
 
 /**
+ * Total bytes of a scatter/gather list, summed in 64 bits: 32-bit SGE
+ * lengths cannot wrap it (16 + 0xfffffff0 is 0x100000000, not 0). Drivers
+ * use it for the inline-data check of post_send.
+ * @param sg_list  @p num_sge entries; the caller checked @p num_sge against
+ *                 the QP's max_send_sge before calling.
+ * @return the sum of the lengths, in bytes.
+ * Thread: any (reads @p sg_list only).
+ */
+static inline uint64_t
+pv_sge_total_len(const struct pv_sge *sg_list, int num_sge)
+{
+	uint64_t len = 0;
+	int i;
+
+	for (i = 0; i < num_sge; i++)
+		len += sg_list[i].length;
+	return len;
+}
+
+/**
  * Queue an asynchronous event on @p context (pv_get_async_event() returns it).
  * Multi-producer safe: callable from any lcore and the control thread.
  * @return 0, or -ENOSPC the event queue is full (the event is dropped and

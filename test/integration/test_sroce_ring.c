@@ -292,6 +292,16 @@ test_post_errors(void)
 	wr.send_flags = PV_SEND_INLINE;
 	s[0].length = 4096;	/* > max_inline_data */
 	CU_ASSERT_EQUAL(pv_post_send(p.qa, &wr, &bad), EINVAL);
+	/* 16 + 0xfffffff0 wraps to 0 in 32 bits: still above max_inline_data */
+	s[0].length = 16;
+	s[1].length = 0xfffffff0u;
+	wr.num_sge = 2;
+	CU_ASSERT_EQUAL(pv_post_send(p.qa, &wr, &bad), EINVAL);
+	/* inline or not, num_sge is checked before any SGE is read */
+	wr.num_sge = 8;
+	CU_ASSERT_EQUAL(pv_post_send(p.qa, &wr, &bad), EINVAL);
+	wr.num_sge = 1;
+	s[1].length = 8;
 	s[0].length = 8;
 	s[0].lkey = lmr->lkey ^ 0x100;	/* no such MR */
 	wr.send_flags = 0;

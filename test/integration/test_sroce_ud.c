@@ -369,6 +369,30 @@ test_ud_errnos(void)
 				PV_WR_ATOMIC_FETCH_AND_ADD, 0, 2), EINVAL);
 	CU_ASSERT_EQUAL(post_ud(qa, smr, sbuf, 8, NULL, qb->qp_num, QKEY, PV_WR_SEND, 0, 2),
 			EINVAL);
+	/* inline: 16 + 0xfffffff0 wraps to 0 in 32 bits, still above max_inline_data;
+	 * too many SGEs are refused before any is read */
+	{
+		struct pv_sge s[4] = {
+			{ (uintptr_t)sbuf, 16, smr->lkey },
+			{ (uintptr_t)sbuf, 0xfffffff0u, smr->lkey },
+			{ (uintptr_t)sbuf, 8, smr->lkey },
+			{ (uintptr_t)sbuf, 8, smr->lkey },
+		};
+		struct pv_send_wr wr, *bad = NULL;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.sg_list = s;
+		wr.num_sge = 2;
+		wr.opcode = PV_WR_SEND;
+		wr.send_flags = PV_SEND_SIGNALED | PV_SEND_INLINE;
+		wr.wr.ud.ah = ah_ab;
+		wr.wr.ud.remote_qpn = qb->qp_num;
+		wr.wr.ud.remote_qkey = QKEY;
+		CU_ASSERT_EQUAL(pv_post_send(qa, &wr, &bad), EINVAL);
+		CU_ASSERT_PTR_EQUAL(bad, &wr);
+		wr.num_sge = (int)qa->cap.max_send_sge + 1;
+		CU_ASSERT_EQUAL(pv_post_send(qa, &wr, &bad), EINVAL);
+	}
 	CU_ASSERT_EQUAL(ut_wait_wc(cq[0], &wc, 20), 0);
 
 	/* the WQE posted above is still there: a message fills it */

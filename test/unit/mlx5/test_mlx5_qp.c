@@ -309,6 +309,21 @@ test_post_errors(void)
 	wr[1].send_flags = PV_SEND_INLINE;
 	CU_ASSERT_EQUAL(pv_post_send(p.a, &wr[1], &bad), EINVAL);
 	CU_ASSERT_PTR_EQUAL(bad, &wr[1]);
+	/* inline gathered: 16 + 0xfffffff0 wraps to 0 in 32 bits, still too long */
+	sge[0].length = 16;
+	sge[1].length = 0xfffffff0u;
+	wr[1].num_sge = 2;
+	bad = NULL;
+	CU_ASSERT_EQUAL(pv_post_send(p.a, &wr[1], &bad), EINVAL);
+	CU_ASSERT_PTR_EQUAL(bad, &wr[1]);
+	/* inline with more SGEs than granted */
+	sge[1].length = 4;
+	wr[1].num_sge = 3;
+	bad = NULL;
+	CU_ASSERT_EQUAL(pv_post_send(p.a, &wr[1], &bad), EINVAL);
+	CU_ASSERT_PTR_EQUAL(bad, &wr[1]);
+	wr[1].num_sge = 1;
+	sge[1].length = 4096;
 	sge[0].length = 8;
 	wr[1].send_flags = 0;
 	/* atomic with two SGEs */

@@ -17,6 +17,8 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
+#include "ut_sroce_unit.h"
+
 static struct sroce_dev *dev;
 static struct sroce_cq cq;
 static uint8_t data[1 << 20];
@@ -25,9 +27,6 @@ static struct sroce_qp *
 mkqp(uint32_t mtu, uint32_t psn)
 {
 	struct sroce_qp *qp = calloc(1, sizeof(*qp));
-	uint8_t *h, *ip, *udp;
-	uint32_t sum = 0;
-	int i;
 
 	qp->dev = dev;
 	qp->scq = &cq;
@@ -46,30 +45,7 @@ mkqp(uint32_t mtu, uint32_t psn)
 	qp->comp.rnr_left = 1;
 	qp->timeout_tsc = 1000000;
 	qp->req.psn = qp->req.hw_psn = qp->comp.psn = psn;
-	/* Eth / IPv4 10.0.0.1 > 10.0.0.2 / UDP 0xc001 > 4791 / BTH template */
-	h = qp->hdr;
-	memset(h, 0, sizeof(qp->hdr));
-	memset(h, 0x02, 12);
-	h[12] = 0x08;
-	ip = h + 14;
-	ip[0] = 0x45;
-	ip[6] = 0x40;
-	ip[8] = 64;
-	ip[9] = 17;
-	ip[12] = 10;
-	ip[15] = 1;
-	ip[16] = 10;
-	ip[19] = 2;
-	udp = ip + 20;
-	udp[0] = 0xc0;
-	udp[1] = 0x01;
-	udp[2] = 4791 >> 8;
-	udp[3] = 4791 & 0xff;
-	((struct sroce_bth *)(udp + 8))->pkey = rte_cpu_to_be_16(0xffff);
-	((struct sroce_bth *)(udp + 8))->qpn = rte_cpu_to_be_32(qp->dqpn);
-	for (i = 0; i < 20; i += 2)
-		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
-	qp->ip_sum = sum;
+	ut_qp_hdr_build(qp);
 	return qp;
 }
 
@@ -96,8 +72,13 @@ post(struct sroce_qp *qp, uint8_t op, uint32_t len, int signaled)
 	w->num_sge = 1;
 	w->sge[0].addr = data;
 	w->sge[0].length = len;
-	w->raddr = 0x1000;
-	w->rkey = 0x4242;
+	if (op >= PV_WR_ATOMIC_CMP_AND_SWP) {
+		w->atomic.raddr = 0x1000;
+		w->atomic.rkey = 0x4242;
+	} else {
+		w->rdma.raddr = 0x1000;
+		w->rdma.rkey = 0x4242;
+	}
 	return w;
 }
 
@@ -105,22 +86,7 @@ post(struct sroce_qp *qp, uint8_t op, uint32_t len, int signaled)
 static int
 drain(struct sroce_pkt *pkts, int max)
 {
-	int n = 0;
-
-	while (dev->tx_head != dev->tx_tail) {
-		struct rte_mbuf *m = dev->tx_ring[dev->tx_head];
-		struct sroce_pkt p;
-
-		CU_ASSERT_EQUAL(pv_sroce_pkt_parse(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, 1,
-						   &p), 0);
-		p.frame = NULL;
-		if (n < max)
-			pkts[n] = p;
-		n++;
-		rte_pktmbuf_free(m);
-		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
-	}
-	return n;
+	return ut_tx_drain(dev, pkts, max);
 }
 
 static struct sroce_pkt
@@ -316,6 +282,116 @@ test_rnr_wait_then_exceeded(void)
 	freeqp(qp);
 }
 
+/*
+ * Two WRITEs (PSN P, P+1); RNR NAK for P rewinds the transmit cursor; an ACK
+ * for P+1 completes both: after the RNR wait nothing goes out again (the
+ * application may have reused the buffers), and req.idx never trails sq_ci
+ * (issue 11 bug 3).
+ */
+static void
+test_ack_after_rnr_rewind(void)
+{
+	struct sroce_qp *qp = mkqp(1024, 0x40);
+	struct sroce_pkt a;
+
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 2);
+	drain(pk, 4);
+	a = ack(0x40, SROCE_AETH_RNR_NAK | 1);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT(qp->req.flags & SROCE_REQ_RNR_WAIT);
+	a = ack(0x41, SROCE_AETH_CREDIT_INVALID);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->sq_ci, 2);
+	CU_ASSERT_EQUAL(cq.prod, 2);
+	CU_ASSERT(qp->req.idx == qp->sq_ci);
+	CU_ASSERT_EQUAL(qp->req.psn, 0x42);
+	/* the RNR wait ends: nothing completed may be sent again */
+	CU_ASSERT_EQUAL(pv_sroce_req_timers(qp, qp->req.rnr_until), 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 0);
+	CU_ASSERT_EQUAL(drain(pk, 4), 0);
+	/* a new WR goes out once, at the next PSN */
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 1);
+	CU_ASSERT_EQUAL(drain(pk, 4), 1);
+	CU_ASSERT_EQUAL(pk[0].psn, 0x42);
+	freeqp(qp);
+}
+
+/* a READ response completing past a rewound cursor moves the cursor too */
+static void
+test_read_resp_after_rewind(void)
+{
+	struct sroce_qp *qp = mkqp(256, 0x10);
+	static uint8_t dst[100], payload[100];
+	struct sroce_swqe *w;
+	struct sroce_pkt r;
+
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	w = post(qp, PV_WR_RDMA_READ, 100, 1);
+	w->sge[0].addr = dst;
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 2);
+	drain(pk, 4);
+	/* sequence NAK for the WRITE: back to it */
+	r = ack(0x10, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
+	pv_sroce_comp_rx(qp, &r);
+	CU_ASSERT_EQUAL(qp->req.idx, 0);
+	/* the READ's response arrives anyway: both complete */
+	memset(&r, 0, sizeof(r));
+	r.opcode = SROCE_OP_RC_READ_RESP_ONLY;
+	r.psn = 0x11;
+	r.frame = payload;
+	r.payload_len = 100;
+	pv_sroce_comp_rx(qp, &r);
+	CU_ASSERT_EQUAL(qp->sq_ci, 2);
+	CU_ASSERT(qp->req.idx == qp->sq_ci);
+	CU_ASSERT_EQUAL(qp->req.rd_inflight, 0);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 0);
+	CU_ASSERT_EQUAL(drain(pk, 4), 0);
+	freeqp(qp);
+}
+
+/*
+ * A NAK for a PSN acknowledged long ago, or with nothing outstanding, is a
+ * ghost (a late duplicate): ignored, never fatal.
+ */
+static void
+test_ghost_nak_ignored(void)
+{
+	struct sroce_qp *qp = mkqp(1024, 0x80);
+	struct sroce_pkt a;
+
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 1);
+	drain(pk, 4);
+	a = ack(0x80, SROCE_AETH_CREDIT_INVALID);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->sq_ci, 1);
+	/* nothing outstanding */
+	a = ack(0x80, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
+	/* outstanding work, NAK before it */
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 1);
+	drain(pk, 4);
+	a = ack(0x80, SROCE_AETH_NAK | SROCE_NAK_INV_REQ);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
+	a = ack(0x80, SROCE_AETH_RNR_NAK | 1);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->req.flags, 0);
+	CU_ASSERT_EQUAL(qp->req.psn, 0x82);
+	CU_ASSERT_EQUAL(dev->stats.stale_naks_rx, 3);
+	/* a NAK for the outstanding PSN still fails it */
+	a = ack(0x81, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
+	pv_sroce_comp_rx(qp, &a);
+	CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
+	CU_ASSERT_EQUAL(qp->sq_err_status, PV_WC_REM_ACCESS_ERR);
+	freeqp(qp);
+}
+
 static void
 test_read_responses(void)
 {
@@ -376,18 +452,13 @@ test_read_responses(void)
 int
 main(void)
 {
-	char *eal[] = { "test_sroce_req", "--no-huge", "--no-pci", "-m", "64", "-l", "0",
-			"--file-prefix=ut_sroce_req", "--log-level=*:error" };
 	static struct pv_wc ring[64];
 	CU_pSuite s;
-	int fails;
+	int fails, rc;
 
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
-		return 77;
-	dev = calloc(1, sizeof(*dev));
-	dev->mp = rte_pktmbuf_pool_create("ut_req", 2048, 0, 0, SROCE_MBUF_DATA, 0);
-	if (dev->mp == NULL)
-		return 1;
+	dev = ut_eal_dev_init("ut_sroce_req", &rc);
+	if (dev == NULL)
+		return rc;
 	cq.ring = ring;
 	cq.mask = 63;
 	cq.dev = dev;
@@ -401,6 +472,9 @@ main(void)
 	CU_add_test(s, "nak_seq_go_back_n", test_nak_seq_go_back_n);
 	CU_add_test(s, "rnr_wait_then_exceeded", test_rnr_wait_then_exceeded);
 	CU_add_test(s, "read_responses", test_read_responses);
+	CU_add_test(s, "ack_after_rnr_rewind", test_ack_after_rnr_rewind);
+	CU_add_test(s, "read_resp_after_rewind", test_read_resp_after_rewind);
+	CU_add_test(s, "ghost_nak_ignored", test_ghost_nak_ignored);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
