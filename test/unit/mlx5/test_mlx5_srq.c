@@ -445,6 +445,8 @@ static int
 ut_wwatch_open(volatile void *addr)
 {
 	struct perf_event_attr a;
+	uint64_t n0, n1;
+	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_BREAKPOINT;
@@ -454,7 +456,24 @@ ut_wwatch_open(volatile void *addr)
 	a.bp_len = HW_BREAKPOINT_LEN_4;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return -1;
+	/*
+	 * Some hypervisors accept the event but never count (seen on a VM
+	 * with 2 vCPUs): calibrate with one store of the value already there.
+	 */
+	if (read(fd, &n0, sizeof(n0)) != sizeof(n0))
+		goto err_close;
+	*(volatile uint32_t *)addr = *(volatile uint32_t *)addr;
+	if (read(fd, &n1, sizeof(n1)) != sizeof(n1) || n1 - n0 != 1)
+		goto err_close;
+	return fd;
+
+err_close:
+	close(fd);
+	errno = EOPNOTSUPP;
+	return -1;
 }
 
 static uint64_t
