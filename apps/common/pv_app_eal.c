@@ -2,13 +2,15 @@
  * Copyright (c) 2026 pollverbs authors
  */
 
-/* Built-in EAL arguments of pv-perf and pv-pingpong: see pv_app_eal.h. */
+/* EAL argument vectors of the applications and tests: see pv_app.h. */
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "pv_app_eal.h"
+#include "pv_app.h"
 
 #define PV_APP_NOHUGE_MEM_MB	"1024"
 #define PV_APP_MODEL_MEM_MB	"512"
@@ -77,50 +79,79 @@ pv_app_sock_listening(const char *path)
 	return found;
 }
 
+void
+pv_app_eal_init(struct pv_app_eal *e, const char *prog)
+{
+	e->argc = 0;
+	e->used = 0;
+	e->argv[0] = NULL;
+	pv_app_eal_add(e, "%s", prog);
+}
+
+int
+pv_app_eal_add(struct pv_app_eal *e, const char *fmt, ...)
+{
+	size_t room = sizeof(e->strings) - e->used;
+	va_list ap;
+	int len;
+
+	if (e->argc >= PV_APP_EAL_MAX_ARGS)
+		return -E2BIG;
+	va_start(ap, fmt);
+	len = vsnprintf(e->strings + e->used, room, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= room)
+		return -E2BIG;
+	e->argv[e->argc++] = e->strings + e->used;
+	e->argv[e->argc] = NULL;
+	e->used += len + 1;
+	return 0;
+}
+
 static void
-pv_app_eal_print(const char *app, char **eal, int n)
+pv_app_eal_print(const char *app, const struct pv_app_eal *e)
 {
 	int i;
 
 	printf("pv-%s: built-in EAL args:", app);
-	for (i = 1; i < n; i++)
-		printf(" %s", eal[i]);
+	for (i = 1; i < e->argc; i++)
+		printf(" %s", e->argv[i]);
 	printf("\n");
 	fflush(stdout);
 }
 
 int
-pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *prog,
-		   char **eal)
+pv_app_eal_default(struct pv_app_eal *e, const char *app, int server, uint16_t tcp_port,
+		   const char *prog)
 {
-	static char lcore[8], prefix[64], vdev[192], pvdev[128], sock[96];
-	int i, n = 0;
+	int lcore = server || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : 1;
+	char sock[96];
+	int i, ret;
 
 	snprintf(sock, sizeof(sock), "/tmp/pv-%s-%u.sock", app, tcp_port);
-	snprintf(lcore, sizeof(lcore), "%d", server || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : 1);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=pv-%s-%s-%u", app, server ? "s" : "c",
-		 tcp_port);
-	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no,"
-		 "bsize=" PV_APP_MEMIF_BSIZE, server ? "server" : "client", sock);
-	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=%s,mtu="
-		 PV_APP_SROCE_MTU, server ? PV_APP_SERVER_IP : PV_APP_CLIENT_IP);
-	eal[n++] = (char *)prog;
-	eal[n++] = "--no-pci";
-	eal[n++] = "-l";
-	eal[n++] = lcore;
-	eal[n++] = prefix;
+	pv_app_eal_init(e, prog);
+	ret = pv_app_eal_add(e, "--no-pci");
+	ret = ret ?: pv_app_eal_add(e, "-l");
+	ret = ret ?: pv_app_eal_add(e, "%d", lcore);
+	ret = ret ?: pv_app_eal_add(e, "--file-prefix=pv-%s-%s-%u", app, server ? "s" : "c",
+				    tcp_port);
 	if (pv_app_hugepages_usable()) {
-		eal[n++] = "--huge-unlink";
+		ret = ret ?: pv_app_eal_add(e, "--huge-unlink");
 	} else {
-		eal[n++] = "--no-huge";
-		eal[n++] = "-m";
-		eal[n++] = PV_APP_NOHUGE_MEM_MB;
+		ret = ret ?: pv_app_eal_add(e, "--no-huge");
+		ret = ret ?: pv_app_eal_add(e, "-m");
+		ret = ret ?: pv_app_eal_add(e, PV_APP_NOHUGE_MEM_MB);
 	}
-	eal[n++] = "--log-level=*:warning";
-	eal[n++] = vdev;
-	eal[n++] = pvdev;
-	eal[n] = NULL;
-	pv_app_eal_print(app, eal, n);
+	ret = ret ?: pv_app_eal_add(e, "--log-level=*:warning");
+	ret = ret ?: pv_app_eal_add(e, "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no,"
+				    "bsize=" PV_APP_MEMIF_BSIZE, server ? "server" : "client",
+				    sock);
+	ret = ret ?: pv_app_eal_add(e, "--pv-dev=softroce:port=net_memif0,ip=%s,mtu="
+				    PV_APP_SROCE_MTU, server ? PV_APP_SERVER_IP :
+				    PV_APP_CLIENT_IP);
+	if (ret != 0)
+		return ret;
+	pv_app_eal_print(app, e);
 	if (server) {
 		unlink(sock);	/* stale from a killed run */
 	} else {
@@ -134,28 +165,28 @@ pv_app_eal_default(const char *app, int server, uint16_t tcp_port, const char *p
 		 * until its port is started, a moment later */
 		usleep(500000);
 	}
-	return n;
+	return 0;
 }
 
 int
-pv_app_eal_model(const char *app, const char *prog, char **eal)
+pv_app_eal_model(struct pv_app_eal *e, const char *app, const char *prog)
 {
-	static char prefix[64];
 	int one_cpu = sysconf(_SC_NPROCESSORS_ONLN) < 2;
-	int n = 0;
+	int ret;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=pv-%s-model-%d", app, (int)getpid());
-	eal[n++] = (char *)prog;
-	eal[n++] = "-l";
-	eal[n++] = one_cpu ? "0" : "0,1";
-	eal[n++] = "--no-huge";
-	eal[n++] = "--no-pci";
-	eal[n++] = "-m";
-	eal[n++] = PV_APP_MODEL_MEM_MB;
-	eal[n++] = prefix;
-	eal[n++] = "--log-level=*:warning";
-	eal[n++] = one_cpu ? "--pv-dev=mlx5_model:lcore=none" : "--pv-dev=mlx5_model";
-	eal[n] = NULL;
-	pv_app_eal_print(app, eal, n);
-	return n;
+	pv_app_eal_init(e, prog);
+	ret = pv_app_eal_add(e, "-l");
+	ret = ret ?: pv_app_eal_add(e, one_cpu ? "0" : "0,1");
+	ret = ret ?: pv_app_eal_add(e, "--no-huge");
+	ret = ret ?: pv_app_eal_add(e, "--no-pci");
+	ret = ret ?: pv_app_eal_add(e, "-m");
+	ret = ret ?: pv_app_eal_add(e, PV_APP_MODEL_MEM_MB);
+	ret = ret ?: pv_app_eal_add(e, "--file-prefix=pv-%s-model-%d", app, (int)getpid());
+	ret = ret ?: pv_app_eal_add(e, "--log-level=*:warning");
+	ret = ret ?: pv_app_eal_add(e, one_cpu ? "--pv-dev=mlx5_model:lcore=none" :
+				    "--pv-dev=mlx5_model");
+	if (ret != 0)
+		return ret;
+	pv_app_eal_print(app, e);
+	return 0;
 }
