@@ -21,6 +21,7 @@
 
 #include "pv_rtc.h"
 #include "ut_mlx5.h"
+#include "ut_common.h"
 
 int ut_hw;
 
@@ -112,23 +113,15 @@ test_lcore_pingpong(void)
 	ut_mr_free(rb);
 }
 
-int
-ut_suite_mlx5_qp(void)
-{
-	return 0;
-}
+static const struct ut_case ut_mlx5_lcore_cases[] = {
+	{ "model on lcore 1, pv_* on lcore 0", test_lcore_pingpong },
+	{ NULL, NULL },
+};
 
-int
-ut_suite_mlx5_cq(void)
-{
-	return 0;
-}
-
-int
-ut_suite_mlx5_model(void)
-{
-	return 0;
-}
+static const struct ut_suite ut_mlx5_lcore_suite = {
+	.name = "mlx5_lcore",
+	.cases = ut_mlx5_lcore_cases,
+};
 
 int
 main(void)
@@ -146,8 +139,6 @@ main(void)
 	};
 	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 	struct pv_device **list;
-	unsigned int failures;
-	CU_pSuite s;
 	int ret, n, i;
 
 	ret = pv_init(argc, args);
@@ -164,18 +155,9 @@ main(void)
 		fprintf(stderr, "cannot open mlx5_model0\n");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("mlx5_lcore", NULL, NULL);
-	if (s == NULL || CU_add_test(s, "model on lcore 1, pv_* on lcore 0",
-				     test_lcore_pingpong) == NULL)
-		return 1;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	ret = ut_cunit_run_one(&ut_mlx5_lcore_suite);
 	pv_dealloc_pd(ut_pd);
 	pv_close_device(ut_ctx);
 	pv_cleanup();
-	return failures != 0 ? 1 : 0;
+	return ret;
 }

@@ -556,22 +556,18 @@ test_doorbell_per_list(void)
 	ut_mr_free(mr);
 }
 
-int
-ut_suite_mlx5_qp(void)
-{
-	CU_pSuite s = CU_add_suite("mlx5_qp", NULL, NULL);
+static const struct ut_case ut_mlx5_qp_cases[] = {
+	{ "every opcode at 1 byte", test_opcodes_1byte },
+	{ "inline sizes", test_inline_sizes },
+	{ "mtu-crossing and 1 MiB", test_large_sizes },
+	{ "1..max_sge sges", test_sge_counts },
+	{ "posting errnos", test_post_errors },
+	{ "wqe layout = mlx5dv helpers", test_wqe_layout },
+	{ "one doorbell per post list", test_doorbell_per_list, ut_on_model },
+	{ NULL, NULL },
+};
 
-	if (s == NULL)
-		return -1;
-	if (CU_add_test(s, "every opcode at 1 byte", test_opcodes_1byte) == NULL ||
-	    CU_add_test(s, "inline sizes", test_inline_sizes) == NULL ||
-	    CU_add_test(s, "mtu-crossing and 1 MiB", test_large_sizes) == NULL ||
-	    CU_add_test(s, "1..max_sge sges", test_sge_counts) == NULL ||
-	    CU_add_test(s, "posting errnos", test_post_errors) == NULL ||
-	    CU_add_test(s, "wqe layout = mlx5dv helpers", test_wqe_layout) == NULL)
-		return -1;
-	/* the model counts doorbells; a ConnectX does not tell */
-	if (!ut_hw && CU_add_test(s, "one doorbell per post list", test_doorbell_per_list) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_mlx5_qp = {
+	.name = "mlx5_qp",
+	.cases = ut_mlx5_qp_cases,
+};

@@ -846,24 +846,20 @@ test_srq_qp_error(void)
 	ut_rig_destroy(&g);
 }
 
-int
-ut_suite_mlx5_srq(void)
-{
-	CU_pSuite s = CU_add_suite("mlx5_srq", NULL, NULL);
+static const struct ut_case ut_mlx5_srq_cases[] = {
+	{ "two qps, one srq, two peers", test_srq_two_peers },
+	{ "wr_id with out-of-order completion", test_srq_out_of_order },
+	{ "free list wraparound", test_srq_wraparound },
+	{ "one doorbell record per list", test_srq_doorbell_per_list },
+	{ "post_srq_recv errnos", test_srq_post_errors },
+	{ "create_srq errnos", test_srq_create_errnos },
+	{ "destroy with a qp attached", test_srq_destroy_busy },
+	{ "qp error keeps srq wqes", test_srq_qp_error },
+	{ "srq limit event", test_srq_limit, ut_on_model },
+	{ NULL, NULL },
+};
 
-	if (s == NULL)
-		return -1;
-	if (CU_add_test(s, "two qps, one srq, two peers", test_srq_two_peers) == NULL ||
-	    CU_add_test(s, "wr_id with out-of-order completion", test_srq_out_of_order) == NULL ||
-	    CU_add_test(s, "free list wraparound", test_srq_wraparound) == NULL ||
-	    CU_add_test(s, "one doorbell record per list", test_srq_doorbell_per_list) == NULL ||
-	    CU_add_test(s, "post_srq_recv errnos", test_srq_post_errors) == NULL ||
-	    CU_add_test(s, "create_srq errnos", test_srq_create_errnos) == NULL ||
-	    CU_add_test(s, "destroy with a qp attached", test_srq_destroy_busy) == NULL ||
-	    CU_add_test(s, "qp error keeps srq wqes", test_srq_qp_error) == NULL)
-		return -1;
-	/* the limit event comes from the model; hardware's is not forwarded */
-	if (!ut_hw && CU_add_test(s, "srq limit event", test_srq_limit) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_mlx5_srq = {
+	.name = "mlx5_srq",
+	.cases = ut_mlx5_srq_cases,
+};

@@ -16,6 +16,8 @@
 
 #include <CUnit/Basic.h>
 
+#include <rte_common.h>
+
 #include "pv_rtc.h"
 #include "ut_mlx5.h"
 
@@ -68,7 +70,12 @@ main(void)
 		NULL,
 	};
 	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
-	unsigned int failures;
+	static const struct ut_suite *const suites[] = {
+		&ut_suite_mlx5_qp,
+		&ut_suite_mlx5_cq,
+		&ut_suite_mlx5_srq,
+		&ut_suite_mlx5_model,	/* last: the model's own, not on a ConnectX */
+	};
 	int ret;
 
 	ret = pv_init(argc, args);
@@ -87,19 +94,9 @@ main(void)
 		pv_cleanup();
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	if (ut_suite_mlx5_qp() || ut_suite_mlx5_cq() || ut_suite_mlx5_srq() ||
-	    (!ut_hw && ut_suite_mlx5_model())) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	ret = ut_cunit_run(suites, ut_hw ? RTE_DIM(suites) - 1 : RTE_DIM(suites));
 	pv_dealloc_pd(ut_pd);
 	pv_close_device(ut_ctx);
 	pv_cleanup();
-	return failures != 0 ? 1 : 0;
+	return ret;
 }

@@ -299,18 +299,19 @@ test_init_ah_from_wc(void)
 	UT_ASSERT_NULL_ERRNO(pv_create_ah_from_wc(ut_pd, &wc, &grh, 1), EINVAL);
 }
 
-int
-ut_suite_verbs_mr(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_mr", ut_mr_init, ut_mr_fini);
+static const struct ut_case ut_verbs_mr_cases[] = {
+	{ "alloc/dealloc pd", test_pd },
+	{ "reg_mr arguments", test_reg_mr_args },
+	{ "reg_mr access matrix", test_reg_mr_access_matrix },
+	{ "reg_mr on demand", test_reg_mr_on_demand },
+	{ "create/destroy ah", test_create_ah },
+	{ "init_ah_from_wc", test_init_ah_from_wc },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "alloc/dealloc pd", test_pd) == NULL ||
-	    CU_add_test(s, "reg_mr arguments", test_reg_mr_args) == NULL ||
-	    CU_add_test(s, "reg_mr access matrix", test_reg_mr_access_matrix) == NULL ||
-	    CU_add_test(s, "reg_mr on demand", test_reg_mr_on_demand) == NULL ||
-	    CU_add_test(s, "create/destroy ah", test_create_ah) == NULL ||
-	    CU_add_test(s, "init_ah_from_wc", test_init_ah_from_wc) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_mr = {
+	.name = "verbs_mr",
+	.init = ut_mr_init,
+	.fini = ut_mr_fini,
+	.cases = ut_verbs_mr_cases,
+};

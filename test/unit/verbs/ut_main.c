@@ -12,6 +12,8 @@
 
 #include <CUnit/Basic.h>
 
+#include <rte_common.h>
+
 #include "pv_rtc.h"
 #include "ut_verbs.h"
 
@@ -34,7 +36,16 @@ main(void)
 		NULL,
 	};
 	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
-	unsigned int failures;
+	static const struct ut_suite *const suites[] = {
+		&ut_suite_verbs_device,
+		&ut_suite_verbs_ops,
+		&ut_suite_verbs_mr,
+		&ut_suite_verbs_cq,
+		&ut_suite_verbs_qp,
+		&ut_suite_verbs_qp_state,
+		&ut_suite_verbs_async,
+		&ut_suite_verbs_str,
+	};
 	int ret;
 
 	ret = pv_init(argc, args);
@@ -42,18 +53,7 @@ main(void)
 		fprintf(stderr, "pv_init: %d\n", ret);
 		return 77;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	if (ut_suite_verbs_device() || ut_suite_verbs_ops() || ut_suite_verbs_mr() ||
-	    ut_suite_verbs_cq() || ut_suite_verbs_qp() || ut_suite_verbs_qp_state() ||
-	    ut_suite_verbs_async() || ut_suite_verbs_str()) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	ret = ut_cunit_run(suites, RTE_DIM(suites));
 	pv_cleanup();
-	return failures != 0 ? 1 : 0;
+	return ret;
 }
