@@ -469,10 +469,26 @@ suite_clean(void)
 	return 0;
 }
 
+static const struct ut_case sroce_events_cases[] = {
+	{ "memif_peer_port_events", test_memif_peer_port_events },
+	{ "ring_link_down_up", test_ring_link_down_up },
+	{ "comm_est_first_receive_in_rtr", test_comm_est_first_receive_in_rtr },
+	{ "no_comm_est_in_rts", test_no_comm_est_in_rts },
+	{ "access_err_on_responder", test_access_err_on_responder },
+	{ "req_err_on_responder", test_req_err_on_responder },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_events_suite = {
+	.name = "sroce_events",
+	.init = suite_init,
+	.fini = suite_clean,
+	.cases = sroce_events_cases,
+};
+
 int
 main(void)
 {
-	CU_pSuite s;
 	int ret, fails;
 
 	/* children first: nothing of DPDK may exist in a process that forks */
@@ -481,16 +497,7 @@ main(void)
 				"ip=10.0.1.2");
 	if (ret != 0)
 		return ret;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_events", suite_init, suite_clean);
-	CU_add_test(s, "memif_peer_port_events", test_memif_peer_port_events);
-	CU_add_test(s, "ring_link_down_up", test_ring_link_down_up);
-	CU_add_test(s, "comm_est_first_receive_in_rtr", test_comm_est_first_receive_in_rtr);
-	CU_add_test(s, "no_comm_est_in_rts", test_no_comm_est_in_rts);
-	CU_add_test(s, "access_err_on_responder", test_access_err_on_responder);
-	CU_add_test(s, "req_err_on_responder", test_req_err_on_responder);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_events_suite);
 	pv_cleanup();
 	return fails != 0;
 }

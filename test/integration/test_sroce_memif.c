@@ -474,23 +474,28 @@ test_vanished_peer(void)
 	}
 }
 
+static const struct ut_case sroce_memif_cases[] = {
+	{ "opcodes_sizes", test_opcodes_sizes },
+	{ "atomics", test_atomics },
+	{ "access_violations", test_access_violations },
+	{ "rnr", test_rnr },
+	{ "loss", test_loss },
+	{ "vanished_peer", test_vanished_peer },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_memif_suite = {
+	.name = "sroce_memif",
+	.cases = sroce_memif_cases,
+};
+
 static int
 client_main(void)
 {
-	CU_pSuite s;
 	struct msg m = { .cmd = CMD_EXIT };
 	int fails;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_memif", NULL, NULL);
-	CU_add_test(s, "opcodes_sizes", test_opcodes_sizes);
-	CU_add_test(s, "atomics", test_atomics);
-	CU_add_test(s, "access_violations", test_access_violations);
-	CU_add_test(s, "rnr", test_rnr);
-	CU_add_test(s, "loss", test_loss);
-	CU_add_test(s, "vanished_peer", test_vanished_peer);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_memif_suite);
 	(void)xwrite(&m, sizeof(m));
 	return fails != 0;
 }

@@ -263,11 +263,23 @@ suite_clean(void)
 	return 0;
 }
 
+static const struct ut_case sroce_pcap_cases[] = {
+	{ "traffic", test_traffic },
+	{ "files", test_files },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_pcap_suite = {
+	.name = "sroce_pcap",
+	.init = suite_init,
+	.fini = suite_clean,
+	.cases = sroce_pcap_cases,
+};
+
 int
 main(int argc, char **argv)
 {
 	char dev[2][256];
-	CU_pSuite s;
 	int ret, fails, i;
 
 	if (argc < 2) {
@@ -286,12 +298,7 @@ main(int argc, char **argv)
 	ret = ut_ring_pair_init("test_sroce_pcap", 256, "sroce_pc", RING_SLOTS, dev[0], dev[1]);
 	if (ret != 0)
 		return ret;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_pcap", suite_init, suite_clean);
-	CU_add_test(s, "traffic", test_traffic);
-	CU_add_test(s, "files", test_files);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_pcap_suite);
 	pv_cleanup();
 	if (fails == 0) {
 		for (i = 0; i < 2; i++)

@@ -584,32 +584,39 @@ suite_clean(void)
 	return 0;
 }
 
+static const struct ut_case sroce_ring_cases[] = {
+	{ "port_and_gid", test_port_and_gid },
+	{ "all_opcodes_sizes", test_all_opcodes_sizes },
+	{ "atomics", test_atomics },
+	{ "multi_sge_inline_unsignaled", test_multi_sge_inline_unsignaled },
+	{ "post_errors", test_post_errors },
+	{ "remote_access_errors", test_remote_access_errors },
+	{ "rnr_retry_exceeded", test_rnr_retry_exceeded },
+	{ "rnr_then_recv", test_rnr_then_recv },
+	{ "vanished_peer", test_vanished_peer },
+	{ "go_back_n_loss", test_go_back_n_loss },
+	{ "duplicates", test_duplicates },
+	{ "bad_frames_counted", test_bad_frames_counted },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_ring_suite = {
+	.name = "sroce_ring",
+	.init = suite_init,
+	.fini = suite_clean,
+	.cases = sroce_ring_cases,
+};
+
 int
 main(void)
 {
-	CU_pSuite s;
 	int ret, fails;
 
 	ret = ut_ring_pair_init("test_sroce_ring", 512, "sroce_ut", 4096, "ip=10.0.0.1",
 				"ip=10.0.0.2");
 	if (ret != 0)
 		return ret;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_ring", suite_init, suite_clean);
-	CU_add_test(s, "port_and_gid", test_port_and_gid);
-	CU_add_test(s, "all_opcodes_sizes", test_all_opcodes_sizes);
-	CU_add_test(s, "atomics", test_atomics);
-	CU_add_test(s, "multi_sge_inline_unsignaled", test_multi_sge_inline_unsignaled);
-	CU_add_test(s, "post_errors", test_post_errors);
-	CU_add_test(s, "remote_access_errors", test_remote_access_errors);
-	CU_add_test(s, "rnr_retry_exceeded", test_rnr_retry_exceeded);
-	CU_add_test(s, "rnr_then_recv", test_rnr_then_recv);
-	CU_add_test(s, "vanished_peer", test_vanished_peer);
-	CU_add_test(s, "go_back_n_loss", test_go_back_n_loss);
-	CU_add_test(s, "duplicates", test_duplicates);
-	CU_add_test(s, "bad_frames_counted", test_bad_frames_counted);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_ring_suite);
 	pv_cleanup();
 	return fails != 0;
 }

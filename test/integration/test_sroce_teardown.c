@@ -311,18 +311,23 @@ test_simultaneous_teardown(void)
 	CU_ASSERT_EQUAL(failed, 0);
 }
 
+static const struct ut_case sroce_teardown_cases[] = {
+	{ "simultaneous_teardown", test_simultaneous_teardown },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_teardown_suite = {
+	.name = "sroce_teardown",
+	.cases = sroce_teardown_cases,
+};
+
 int
 main(void)
 {
-	CU_pSuite s;
 	int fails;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_teardown", NULL, NULL);
-	CU_add_test(s, "simultaneous_teardown", test_simultaneous_teardown);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_teardown_suite);
 	if (fails == 0 && skipped)
 		return 77;
 	return fails != 0;

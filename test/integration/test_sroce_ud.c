@@ -29,6 +29,7 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define DEPTH	32
@@ -111,23 +112,13 @@ ud_qp_create(struct pv_pd *p, struct pv_cq *c)
 static int
 ud_qp_up(struct pv_qp *qp, uint32_t qkey, uint32_t psn)
 {
-	struct pv_qp_attr a;
-	int ret;
+	struct pv_app_qp_opts o;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = qkey;
-	ret = pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT | PV_QP_QKEY);
-	if (ret != 0)
-		return ret;
-	a.qp_state = PV_QPS_RTR;
-	ret = pv_modify_qp(qp, &a, PV_QP_STATE);
-	if (ret != 0)
-		return ret;
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = psn;
-	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_SQ_PSN);
+	pv_app_qp_opts_init(&o);
+	o.name = "test_sroce_ud";
+	o.qkey = qkey;
+	o.sq_psn = psn;
+	return -pv_app_qp_connect(qp, &o, NULL);
 }
 
 static int
@@ -596,10 +587,25 @@ suite_clean(void)
 	return 0;
 }
 
+static const struct ut_case sroce_ud_cases[] = {
+	{ "sizes_grh", test_ud_sizes },
+	{ "imm_inline", test_ud_imm_inline },
+	{ "qkey", test_ud_qkey },
+	{ "errnos", test_ud_errnos },
+	{ "reply_from_wc", test_ud_reply_from_wc },
+	{ "srq", test_ud_srq },
+	{ "len_err_flush", test_ud_len_err_flush },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_ud_suite = {
+	.name = "sroce_ud",
+	.cases = sroce_ud_cases,
+};
+
 int
 main(void)
 {
-	CU_pSuite s;
 	int ret, fails;
 
 	ret = ut_ring_pair_init("test_sroce_ud", 256, "ud", 4096, "ip=" IP_A, "ip=" IP_B);
@@ -609,17 +615,7 @@ main(void)
 		fprintf(stderr, "set-up failed\n");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_ud", NULL, NULL);
-	CU_add_test(s, "sizes_grh", test_ud_sizes);
-	CU_add_test(s, "imm_inline", test_ud_imm_inline);
-	CU_add_test(s, "qkey", test_ud_qkey);
-	CU_add_test(s, "errnos", test_ud_errnos);
-	CU_add_test(s, "reply_from_wc", test_ud_reply_from_wc);
-	CU_add_test(s, "srq", test_ud_srq);
-	CU_add_test(s, "len_err_flush", test_ud_len_err_flush);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_ud_suite);
 	suite_clean();
 	pv_cleanup();
 	return fails != 0;
