@@ -40,6 +40,7 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *lbuf, *rbuf;
 static struct pv_mr *lmr, *rmr;
+static struct ut_buf *lb, *rb;
 static int memif_result = -1;	/* exit status of the memif server child */
 
 /* ---------------------------------------------------------------------- */
@@ -448,25 +449,24 @@ suite_init(void)
 {
 	if (ut_devs_open(ctx, pd, cq, 2 * DEPTH, 1) != 0)
 		return -1;
-	lbuf = aligned_alloc(64, BUF);
-	rbuf = aligned_alloc(64, BUF);
-	if (lbuf == NULL || rbuf == NULL)
+	if (ut_buf_pair_alloc(pd, BUF, &lb, &rb) != 0)
 		return -1;
-	lmr = pv_reg_mr(pd[0], lbuf, BUF, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BUF, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE |
-			PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC);
-	return lmr != NULL && rmr != NULL ? 0 : -1;
+	lbuf = lb->addr;
+	lmr = lb->mr;
+	rbuf = rb->addr;
+	rmr = rb->mr;
+	return 0;
 }
 
 static int
 suite_clean(void)
 {
-	pv_dereg_mr(lmr);
-	pv_dereg_mr(rmr);
+	size_t bad;
+
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(lb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(lbuf);
-	free(rbuf);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
 
 static const struct ut_case sroce_events_cases[] = {

@@ -42,6 +42,7 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *lbuf, *rbuf;
 static struct pv_mr *lmr, *rmr;
+static struct ut_buf *lb, *rb;
 static struct ut_pair pair;
 static time_t t_start;
 
@@ -238,29 +239,28 @@ suite_init(void)
 {
 	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 0) != 0)
 		return -1;
-	lbuf = aligned_alloc(64, BIG);
-	rbuf = aligned_alloc(64, BIG);
-	if (lbuf == NULL || rbuf == NULL)
+	if (ut_buf_pair_alloc(pd, BIG, &lb, &rb) != 0)
 		return -1;
-	lmr = pv_reg_mr(pd[0], lbuf, BIG, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BIG, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE |
-			PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC);
-	return lmr != NULL && rmr != NULL ? 0 : -1;
+	lbuf = lb->addr;
+	lmr = lb->mr;
+	rbuf = rb->addr;
+	rmr = rb->mr;
+	return 0;
 }
 
 static int
 suite_clean(void)
 {
+	size_t bad;
+
 	if (pair.qa != NULL)
 		pv_destroy_qp(pair.qa);
 	if (pair.qb != NULL)
 		pv_destroy_qp(pair.qb);
-	pv_dereg_mr(lmr);
-	pv_dereg_mr(rmr);
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(lb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(lbuf);
-	free(rbuf);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
 
 static const struct ut_case sroce_pcap_cases[] = {

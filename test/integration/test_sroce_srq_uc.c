@@ -46,6 +46,7 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *sbuf, *rbuf, *chk;
 static struct pv_mr *smr, *rmr;
+static struct ut_buf *sb, *rb;
 
 /* ---------------------------------------------------------------------- */
 /* Connection helpers                                                     */
@@ -791,26 +792,32 @@ suite_init(void)
 	/* async events are read without blocking */
 	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 1) != 0)
 		return -1;
-	sbuf = aligned_alloc(64, BUFSZ);
-	rbuf = aligned_alloc(64, BUFSZ);
 	chk = aligned_alloc(64, BUFSZ);
-	if (sbuf == NULL || rbuf == NULL || chk == NULL)
+	if (chk == NULL)
 		return -1;
-	smr = pv_reg_mr(pd[0], sbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
-	return smr != NULL && rmr != NULL ? 0 : -1;
+	sb = ut_buf_alloc(pd[0], BUFSZ, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	if (sb == NULL)
+		return -1;
+	sbuf = sb->addr;
+	smr = sb->mr;
+	rb = ut_buf_alloc(pd[1], BUFSZ, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE, UT_CANARY);
+	if (rb == NULL)
+		return -1;
+	rbuf = rb->addr;
+	rmr = rb->mr;
+	return 0;
 }
 
 static int
 suite_clean(void)
 {
-	pv_dereg_mr(smr);
-	pv_dereg_mr(rmr);
+	size_t bad;
+
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(sb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(sbuf);
-	free(rbuf);
 	free(chk);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
 
 static const struct ut_case sroce_srq_uc_cases[] = {
@@ -846,7 +853,8 @@ main(void)
 		return 1;
 	}
 	fails = ut_cunit_run_one(&sroce_srq_uc_suite);
-	suite_clean();
+	if (suite_clean() != 0)
+		fails = 1;	/* a canary changed */
 	pv_cleanup();
 	return fails != 0;
 }

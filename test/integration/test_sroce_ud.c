@@ -45,6 +45,7 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *sbuf, *rbuf;
 static struct pv_mr *smr, *rmr, *smr_b, *rmr_a;
+static struct ut_buf *sb, *rb;
 static struct pv_qp *qa, *qb;
 static struct pv_ah *ah_ab;	/* on A, to B */
 static uint32_t mtu;
@@ -542,12 +543,16 @@ suite_init(void)
 
 	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 1) != 0)
 		return -1;
-	sbuf = aligned_alloc(64, BUFSZ);
-	rbuf = aligned_alloc(64, BUFSZ);
-	if (sbuf == NULL || rbuf == NULL)
+	sb = ut_buf_alloc(pd[0], BUFSZ, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	if (sb == NULL)
 		return -1;
-	smr = pv_reg_mr(pd[0], sbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE);
+	sbuf = sb->addr;
+	smr = sb->mr;
+	rb = ut_buf_alloc(pd[1], BUFSZ, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	if (rb == NULL)
+		return -1;
+	rbuf = rb->addr;
+	rmr = rb->mr;
 	/* the reply path: B sends from rbuf, A receives into sbuf */
 	smr_b = rmr;
 	rmr_a = smr;
@@ -576,15 +581,15 @@ suite_init(void)
 static int
 suite_clean(void)
 {
+	size_t bad;
+
 	pv_destroy_ah(ah_ab);
 	pv_destroy_qp(qa);
 	pv_destroy_qp(qb);
-	pv_dereg_mr(smr);
-	pv_dereg_mr(rmr);
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(sb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(sbuf);
-	free(rbuf);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
 
 static const struct ut_case sroce_ud_cases[] = {
@@ -616,7 +621,8 @@ main(void)
 		return 1;
 	}
 	fails = ut_cunit_run_one(&sroce_ud_suite);
-	suite_clean();
+	if (suite_clean() != 0)
+		fails = 1;	/* a canary changed */
 	pv_cleanup();
 	return fails != 0;
 }

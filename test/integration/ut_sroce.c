@@ -174,6 +174,25 @@ ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]
 	return 0;
 }
 
+int
+ut_buf_pair_alloc(struct pv_pd *const pd[2], size_t len, struct ut_buf **l_p,
+		  struct ut_buf **r_p)
+{
+	struct ut_buf *l, *r;
+
+	l = ut_buf_alloc(pd[0], len, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	r = ut_buf_alloc(pd[1], len, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE |
+			 PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC, UT_CANARY);
+	if (l == NULL || r == NULL) {
+		ut_buf_free(l);
+		ut_buf_free(r);
+		return -1;
+	}
+	*l_p = l;
+	*r_p = r;
+	return 0;
+}
+
 void
 ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2])
 {

@@ -23,6 +23,8 @@
 #include "ut_common.h"
 
 #define UT_MAX_CTX 2
+/* guard bytes around the buffers of the tests (ut_buf_alloc()) */
+#define UT_CANARY 4096
 
 struct rte_ring;
 
@@ -84,6 +86,14 @@ int ut_async_nonblock(struct pv_context *c);
  */
 int ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2], int cqe,
 		 int nonblock);
+
+/*
+ * Two buffers of @p len bytes with UT_CANARY guards (ut_buf_alloc()): *@p l_p
+ * on pd[0], local write only (sources, READ and atomic targets), *@p r_p on
+ * pd[1], open to every remote access. @return 0 or -1 (nothing kept)
+ */
+int ut_buf_pair_alloc(struct pv_pd *const pd[2], size_t len, struct ut_buf **l_p,
+		      struct ut_buf **r_p);
 
 /* undo ut_devs_open() */
 void ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]);
