@@ -54,6 +54,17 @@ ut_cunit_run_one(const struct ut_suite *suite)
 	return ut_cunit_run(&suite, 1);
 }
 
+/**
+ * pv_init() with the EAL options of every test: @p prog, --no-huge,
+ * --no-pci, -m @p mem_mb, --file-prefix=@p prefix, --log-level=*:warning,
+ * -l @p lcores, then the NULL-terminated strings that follow (--vdev,
+ * --pv-dev, more --log-level). The strings are copied. Once per process.
+ *
+ * @return pv_init()'s, or -E2BIG past PV_APP_EAL_MAX_ARGS arguments.
+ */
+int ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, const char *lcores,
+	       ...) __attribute__((sentinel));
+
 /** A buffer registered as one MR, with optional guard canaries around it. */
 struct ut_buf {
 	uint8_t *addr;		/* @p len bytes, 64-byte aligned; registered as @p mr */

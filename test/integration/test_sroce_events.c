@@ -99,7 +99,7 @@ memif_init(const char *role, const char *sockpath, int ipb)
 	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
 		 role, sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.97.0.%d", ipb);
-	if (ut_pv_init("test_sroce_events", 256, prefix, 0, vdev, pvdev, NULL) < 0)
+	if (ut_pv_init("test_sroce_events", 256, prefix, "0", vdev, pvdev, NULL) < 0)
 		return 77;
 	ret = ut_dev_open_first(&ctx[0]);
 	if (ret != 0)

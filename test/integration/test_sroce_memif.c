@@ -515,7 +515,7 @@ child(int server, const char *sockpath, int fd)
 		 server ? "server" : "client", sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.98.0.%d",
 		 server ? 1 : 2);
-	ret = ut_pv_init("test_sroce_memif", 256, prefix, server ? 0 : 1, vdev, pvdev, NULL);
+	ret = ut_pv_init("test_sroce_memif", 256, prefix, server ? "0" : "1", vdev, pvdev, NULL);
 	if (ret < 0)
 		return 77;
 	ret = ut_dev_open_first(&ctx);

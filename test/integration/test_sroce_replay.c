@@ -1505,7 +1505,7 @@ main(int argc, char **argv)
 			 "mac=%02x:%02x:%02x:%02x:%02x:%02x,mtu=9000", i + 1, rp_ip_str[i],
 			 rp_mac[i][0], rp_mac[i][1], rp_mac[i][2], rp_mac[i][3], rp_mac[i][4],
 			 rp_mac[i][5]);
-	ret = ut_pv_init("test_sroce_replay", 256, prefix, 0, dev[0], dev[1], NULL);
+	ret = ut_pv_init("test_sroce_replay", 256, prefix, "0", dev[0], dev[1], NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;

@@ -162,7 +162,7 @@ side_main(const struct side *s, const char *sockpath, int round)
 		 "bsize=4352", s->server ? "server" : "client", sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.97.0.%d,mtu=9000",
 		 s->server ? 1 : 2);
-	if (ut_pv_init("test_sroce_teardown", 256, prefix, s->server ? 0 : 1, vdev, pvdev,
+	if (ut_pv_init("test_sroce_teardown", 256, prefix, s->server ? "0" : "1", vdev, pvdev,
 		       NULL) < 0)
 		return 77;
 	ret = ut_dev_open_first(&ctx);

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,41 +26,16 @@
 struct pv_context *ut_progress_ctx[UT_MAX_CTX];
 
 int
-ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned int lcore, ...)
-{
-	static struct pv_app_eal e;	/* EAL keeps pointers to argv */
-	const char *arg;
-	va_list ap;
-	int ret;
-
-	pv_app_eal_init(&e, prog);
-	ret = pv_app_eal_add(&e, "--no-huge");
-	ret = ret ?: pv_app_eal_add(&e, "--no-pci");
-	ret = ret ?: pv_app_eal_add(&e, "-m");
-	ret = ret ?: pv_app_eal_add(&e, "%u", mem_mb);
-	ret = ret ?: pv_app_eal_add(&e, "--file-prefix=%s", prefix);
-	ret = ret ?: pv_app_eal_add(&e, "--log-level=*:warning");
-	ret = ret ?: pv_app_eal_add(&e, "-l");
-	ret = ret ?: pv_app_eal_add(&e, "%u", lcore);
-	va_start(ap, lcore);
-	while (ret == 0 && (arg = va_arg(ap, const char *)) != NULL)
-		ret = pv_app_eal_add(&e, "%s", arg);
-	va_end(ap);
-	return ret ?: pv_init(e.argc, e.argv);
-}
-
-int
 ut_ring_pair_init(const char *prog, unsigned int mem_mb, const char *name,
 		  unsigned int slots, const char *args_a, const char *args_b)
 {
-	/* static: ut_pv_init() keeps pointers to its arguments */
-	static char prefix[64], dev_a[256], dev_b[256];
+	char prefix[64], dev_a[256], dev_b[256];
 	int ret;
 
 	snprintf(prefix, sizeof(prefix), "ut_%s_%d", name, (int)getpid());
 	snprintf(dev_a, sizeof(dev_a), "--pv-dev=softroce:port=net_ring_%s_a,%s", name, args_a);
 	snprintf(dev_b, sizeof(dev_b), "--pv-dev=softroce:port=net_ring_%s_b,%s", name, args_b);
-	ret = ut_pv_init(prog, mem_mb, prefix, 0, dev_a, dev_b, NULL);
+	ret = ut_pv_init(prog, mem_mb, prefix, "0", dev_a, dev_b, NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;

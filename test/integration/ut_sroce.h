@@ -47,17 +47,6 @@ ut_from_rings_fn ut_from_rings(void);
 int ut_ring_ports_crossed(const char *name, unsigned int slots);
 
 /*
- * pv_init() with the EAL options of every test: @p prog, --no-huge, --no-pci,
- * -m @p mem_mb, --file-prefix=@p prefix, --log-level=*:warning, -l @p lcore,
- * then the NULL-terminated strings that follow (--vdev, --pv-dev). Once per
- * process: the argument strings stay in static storage.
- * @return pv_init()'s, or -E2BIG past UT_MAX_EXTRA_ARGS further arguments
- */
-#define UT_MAX_EXTRA_ARGS 4
-int ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned int lcore,
-	       ...) __attribute__((sentinel));
-
-/*
  * The start of every one-process test: ut_pv_init() on lcore 0 with two
  * softroce devices, "--pv-dev=softroce:port=net_ring_<name>_a,<args_a>" and
  * the same for _b, then their crossed ring ports (ut_ring_ports_crossed()).

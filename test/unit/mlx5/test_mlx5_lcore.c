@@ -126,22 +126,11 @@ static const struct ut_suite ut_mlx5_lcore_suite = {
 int
 main(void)
 {
-	char *args[] = {
-		"test_mlx5_lcore",
-		"--no-huge",
-		"--no-pci",
-		"-m", "256",
-		"-l", "0,1",
-		"--file-prefix=pv_ut_mlx5_lcore",
-		"--log-level=*:warning",
-		"--pv-dev=mlx5_model",
-		NULL,
-	};
-	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 	struct pv_device **list;
 	int ret, n, i;
 
-	ret = pv_init(argc, args);
+	ret = ut_pv_init("test_mlx5_lcore", 256, "pv_ut_mlx5_lcore", "0,1", "--pv-dev=mlx5_model",
+			 NULL);
 	if (ret < 0) {
 		printf("test_mlx5_lcore: EAL with lcores 0,1 unavailable (%d): skipped\n", ret);
 		return 77;

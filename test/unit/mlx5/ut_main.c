@@ -23,8 +23,10 @@
 
 #ifdef UT_HW
 int ut_hw = 1;
+#define UT_MLX5_DEV	NULL	/* the first ConnectX, probed without --pv-dev */
 #else
 int ut_hw;
+#define UT_MLX5_DEV	"--pv-dev=mlx5_model:lcore=none"
 #endif
 
 /* Open the model, or with UT_HW the first ConnectX. 0, -1, or 77 (none). */
@@ -55,21 +57,6 @@ ut_open(void)
 int
 main(void)
 {
-	char *args[] = {
-		"test_mlx5",
-		"--no-huge",
-		"--no-pci",
-		"-m", "256",
-		"-l", "0",
-		"--file-prefix=pv_ut_mlx5",
-		"--log-level=*:warning",
-		"--log-level=pv.drv.mlx5:critical",	/* the tests provoke errors */
-#ifndef UT_HW
-		"--pv-dev=mlx5_model:lcore=none",
-#endif
-		NULL,
-	};
-	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 	static const struct ut_suite *const suites[] = {
 		&ut_suite_mlx5_qp,
 		&ut_suite_mlx5_cq,
@@ -78,7 +65,9 @@ main(void)
 	};
 	int ret;
 
-	ret = pv_init(argc, args);
+	ret = ut_pv_init("test_mlx5", 256, "pv_ut_mlx5", "0",
+			 "--log-level=pv.drv.mlx5:critical",	/* the tests provoke errors */
+			 UT_MLX5_DEV, NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %d\n", ret);
 		return 77;

@@ -20,22 +20,6 @@
 int
 main(void)
 {
-	char *args[] = {
-		"test_verbs",
-		"--no-huge",
-		"--no-pci",
-		"-m", "128",
-		"-l", "0",
-		"--file-prefix=pv_ut_verbs",
-		"--log-level=*:warning",
-		"--log-level=pv.verbs:critical",	/* the tests provoke every error */
-		"--pv-dev=ut_fake:name=ut_fake0,ports=2",
-		"--pv-dev=ut_fake:name=ut_fake1",
-		"--pv-dev=ut_fake:ports=1",		/* no name: the driver skips it */
-		"--pv-dev=ut_nosuchdriver:x=1",		/* names no driver: logged */
-		NULL,
-	};
-	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 	static const struct ut_suite *const suites[] = {
 		&ut_suite_verbs_device,
 		&ut_suite_verbs_ops,
@@ -48,7 +32,13 @@ main(void)
 	};
 	int ret;
 
-	ret = pv_init(argc, args);
+	ret = ut_pv_init("test_verbs", 128, "pv_ut_verbs", "0",
+			 "--log-level=pv.verbs:critical",	/* the tests provoke every error */
+			 "--pv-dev=ut_fake:name=ut_fake0,ports=2",
+			 "--pv-dev=ut_fake:name=ut_fake1",
+			 "--pv-dev=ut_fake:ports=1",	/* no name: the driver skips it */
+			 "--pv-dev=ut_nosuchdriver:x=1",	/* names no driver: logged */
+			 NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %d\n", ret);
 		return 77;
