@@ -26,6 +26,7 @@ ut_buf_alloc(struct pv_pd *pd, size_t len, unsigned int access, size_t canary_le
 {
 	struct ut_buf *b;
 	size_t i, total;
+	int err;
 
 	b = calloc(1, sizeof(*b));
 	if (b == NULL)
@@ -48,10 +49,14 @@ ut_buf_alloc(struct pv_pd *pd, size_t len, unsigned int access, size_t canary_le
 	return b;
 
 err_free_base:
+	err = errno;
 	free(b->base);
+	free(b);
+	errno = err;
+	return NULL;
 err_free_buf:
 	free(b);
-	errno = errno != 0 ? errno : ENOMEM;
+	errno = ENOMEM;
 	return NULL;
 }
 
@@ -62,10 +67,10 @@ ut_buf_check_canaries(const struct ut_buf *b)
 
 	for (i = 0; i < b->canary_len; i++) {
 		if (b->base[i] != ut_canary_byte(i) && bad++ == 0)
-			fprintf(stderr, "ut_buf %p: canary changed %zu bytes before the buffer\n",
+			fprintf(stderr, "ut_buf %p: canary changed at start - %zu\n",
 				(void *)b->addr, b->canary_len - i);
 		if (b->addr[b->len + i] != ut_canary_byte(i) && bad++ == 0)
-			fprintf(stderr, "ut_buf %p: canary changed %zu bytes after the buffer\n",
+			fprintf(stderr, "ut_buf %p: canary changed at end + %zu\n",
 				(void *)b->addr, i);
 	}
 	return bad;
