@@ -10,7 +10,7 @@ set -euo pipefail
 
 build=${1:-build}
 lists=${2:-2000}
-bin="$build/apps/pv-mlx5-bench"
+bin="$build/tools/pv-mlx5-bench"
 [ -x "$bin" ] || { echo "pv-bench-mlx5: $bin not built (make build)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "pv-bench-mlx5: valgrind not installed" >&2; exit 1; }
 

@@ -50,8 +50,8 @@ FAKE_MAC=02:00:0a:4d:00:c8
 
 PINGPONG=$BUILD/apps/pv-pingpong
 PERF=$BUILD/apps/pv-perf
-DECODE=$BUILD/apps/pv-roce-decode
-OOB=$BUILD/test/unit/cm/test_cm_perftest
+DECODE=$BUILD/tools/pv-roce-decode
+OOB=$BUILD/test/unit/perf/test_perf_proto
 
 pass=0 fail=0
 started_vm=0
@@ -203,7 +203,8 @@ pair_reason() {	# pair_reason NAME: '' when both sides exited 0
 }
 
 # ------------------------------------------------------------------ cases
-# exchange only (no RDMA): lib/cm's perftest exchange against real perftest servers
+# exchange only (no RDMA): pv-perf's perftest exchange (apps/perf/perf_proto.c)
+# against real perftest servers
 case_oob() {	# case_oob TEST
 	local t=$1 name="perftest-oob-$1-mtu$ROCEMTU" r=''
 	want "$name" || return 0
@@ -266,7 +267,7 @@ case_perf() {	# case_perf ROLE TEST SIZE ITERS
 		return
 	fi
 	if ! perf_has_perftest_mode; then
-		result "$name" "pv-perf has no --perftest exchange (lib/cm pv_cm_perftest_* not wired in)"
+		result "$name" "pv-perf has no --perftest exchange (apps/perf/perf_proto.c not wired in)"
 		return
 	fi
 	[ "$role" = client ] && peer=$VM_IP

@@ -84,7 +84,7 @@ struct perf_params {
 	uint16_t tcp_port;
 	int loopback;			/* --loopback: both endpoints in this process */
 	int model;			/* --model: built-in EAL args for mlx5_model */
-	int perftest;			/* --perftest: perftest 4.5's TCP exchange (lib/cm) */
+	int perftest;			/* --perftest: perftest 4.5's TCP exchange (perf_proto.c) */
 	int size_set, iters_set, tx_depth_set;
 };
 

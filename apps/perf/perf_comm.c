@@ -23,20 +23,21 @@
 #include <pv_cm.h>
 
 #include "perf.h"
+#include "perf_proto.h"
 
 /*
  * --perftest: the conversation of perftest 4.5's ib_* tools instead
- * (lib/cm pv_cm_perftest_*; the sequence is in pv_cm.h). No parameters
+ * (pv_perftest_* of perf_proto.c; the sequence is in perf_proto.h). No parameters
  * cross: each side runs its own command line, as perftest does. The calls
  * map onto this file's functions as follows:
  *   perf_comm_params()          nothing
  *   perf_comm_exchange()        versions, sys data, MTU, handshakes before RTR
  *   first perf_comm_sync()      handshakes after RTS (+ start barrier of SEND)
- *   perf_comm_result_send()     pv_cm_perftest_finish() with our bw report
- *   perf_comm_result_recv*()    pv_cm_perftest_finish(), the peer's bw report
+ *   perf_comm_result_send()     pv_perftest_finish() with our bw report
+ *   perf_comm_result_recv*()    pv_perftest_finish(), the peer's bw report
  *   later perf_comm_sync()      nothing: finish() closed the conversation
  */
-static struct pv_cm_perftest perf_pt;
+static struct pv_perftest perf_pt;
 static int perf_pt_ready;
 static int perf_pt_finished;
 
@@ -215,14 +216,14 @@ perf_comm_params(struct perf_run *r)
 	return 0;
 }
 
-static enum pv_cm_perftest_test
+static enum pv_perftest_test
 perf_pt_test(const struct perf_params *p)
 {
 	if (p->kind == PERF_BW)
-		return p->verb == PERF_WRITE ? PV_CM_PERFTEST_WRITE_BW :
-		       p->verb == PERF_READ ? PV_CM_PERFTEST_READ_BW : PV_CM_PERFTEST_SEND_BW;
-	return p->verb == PERF_WRITE ? PV_CM_PERFTEST_WRITE_LAT :
-	       p->verb == PERF_READ ? PV_CM_PERFTEST_READ_LAT : PV_CM_PERFTEST_SEND_LAT;
+		return p->verb == PERF_WRITE ? PV_PERFTEST_WRITE_BW :
+		       p->verb == PERF_READ ? PV_PERFTEST_READ_BW : PV_PERFTEST_SEND_BW;
+	return p->verb == PERF_WRITE ? PV_PERFTEST_WRITE_LAT :
+	       p->verb == PERF_READ ? PV_PERFTEST_READ_LAT : PV_PERFTEST_SEND_LAT;
 }
 
 /*
@@ -233,12 +234,12 @@ perf_pt_test(const struct perf_params *p)
 static int
 perf_comm_exchange_perftest(struct perf_run *r)
 {
-	struct pv_cm_perftest *pt = &perf_pt;
+	struct pv_perftest *pt = &perf_pt;
 	int ret;
 
 	memset(pt, 0, sizeof(*pt));
 	pt->fd = r->fd;
-	pt->role = r->is_server ? PV_CM_PERFTEST_SERVER : PV_CM_PERFTEST_CLIENT;
+	pt->role = r->is_server ? PV_PERFTEST_SERVER : PV_PERFTEST_CLIENT;
 	pt->test = perf_pt_test(&r->p);
 	pt->use_gid = 1;
 	pt->timeout_ms = -1;
@@ -251,9 +252,9 @@ perf_comm_exchange_perftest(struct perf_run *r)
 	pt->local.rkey = r->local.rkey;
 	pt->local.vaddr = r->local.addr + (r->p.verb == PERF_READ ? 0 : r->half);
 	memcpy(pt->local.gid, r->local.gid.raw, sizeof(pt->local.gid));
-	ret = pv_cm_perftest_begin(pt, r->mtu);
+	ret = pv_perftest_begin(pt, r->mtu);
 	if (ret == 0)
-		ret = pv_cm_perftest_exchange_dest(pt);
+		ret = pv_perftest_exchange_dest(pt);
 	if (ret < 0) {
 		fprintf(stderr, "pv-perf: perftest exchange: %s\n", strerror(-ret));
 		return ret;
@@ -287,7 +288,7 @@ static int
 perf_comm_finish_perftest(struct perf_run *r, const struct perf_result *mine,
 			  struct perf_result *theirs, pv_cm_progress_fn fn, void *arg)
 {
-	struct pv_cm_perftest_bw_report out = { 0 }, in = { 0 };
+	struct pv_perftest_bw_report out = { 0 }, in = { 0 };
 	int ret;
 
 	if (perf_pt_finished)
@@ -301,7 +302,7 @@ perf_comm_finish_perftest(struct perf_run *r, const struct perf_result *mine,
 	}
 	perf_pt.progress = fn;
 	perf_pt.progress_arg = arg;
-	ret = pv_cm_perftest_finish(&perf_pt, &out, &in);
+	ret = pv_perftest_finish(&perf_pt, &out, &in);
 	perf_pt_finished = 1;
 	if (ret < 0) {
 		fprintf(stderr, "pv-perf: perftest end of test: %s\n", strerror(-ret));
@@ -372,7 +373,7 @@ perf_comm_sync(struct perf_run *r)
 		if (perf_pt_ready)
 			return 0;
 		perf_pt_ready = 1;
-		ret = pv_cm_perftest_ready(&perf_pt);
+		ret = pv_perftest_ready(&perf_pt);
 		if (ret < 0)
 			fprintf(stderr, "pv-perf: perftest start: %s\n", strerror(-ret));
 		return ret;

@@ -47,9 +47,6 @@ static int mdl_lcore_req = MDL_LCORE_AUTO;
 static int mdl_lcore_run = -1;
 static uint32_t mdl_open_ctx;
 
-/* defined by PV_DRIVER_REGISTER() at the end of this file */
-static struct pv_driver pv_driver_mlx5_model;
-
 /* ------------------------------------------------------------------ */
 /* Engine lcore                                                         */
 /* ------------------------------------------------------------------ */
@@ -153,7 +150,7 @@ mdl_devarg(const char *key, const char *value, void *opaque __rte_unused)
 }
 
 static int
-mdl_probe(const char *const *devargs, int nb_devargs)
+mdl_probe(const struct pv_driver *driver, const char *const *devargs, int nb_devargs)
 {
 	int i, ret;
 
@@ -178,7 +175,7 @@ mdl_probe(const char *const *devargs, int nb_devargs)
 		snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path), "model");
 		snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path), "model");
 		dev->ibdev.node_guid = rte_cpu_to_be_64(0x02c9ff00d0de0000ull | dev->index);
-		ret = pv_device_add(&pv_driver_mlx5_model, &dev->ibdev);
+		ret = pv_device_add(driver, &dev->ibdev);
 		if (ret != 0) {
 			MLX5_LOG(ERR, "model: cannot add %s: %s", dev->ibdev.name,
 				 rte_strerror(-ret));
@@ -967,7 +964,7 @@ int
 pv_mlx5_model_is(struct pv_context *ibctx)
 {
 	return ibctx != NULL && ibctx->device != NULL &&
-	       ibctx->device->driver == &pv_driver_mlx5_model;
+	       ibctx->device->driver->ops == &pv_mlx5_model_ops;
 }
 
 int

@@ -10,10 +10,11 @@
  * records, runs WQEs in order between its QPs, checks keys, bounds and
  * rights on registered memory, and writes CQEs with the right owner phase.
  *
- * Private to the driver, its tests and apps/mlx5-bench. One engine serves
- * every model device of the process (they form one fabric); it runs as a
- * poller on its own lcore, or is stepped synchronously with
- * pv_mlx5_model_step().
+ * Built into its own static library (pv_drv_mlx5_model), never into
+ * libpollverbs.so; private to the driver, its tests, tools/mlx5-bench and
+ * pv-perf-model. One engine serves every model device of the process (they
+ * form one fabric); it runs as a poller on its own lcore, or is stepped
+ * synchronously with pv_mlx5_model_step().
  */
 
 #ifndef PV_DRIVERS_MLX5_MLX5_MODEL_H

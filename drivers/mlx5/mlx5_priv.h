@@ -6,8 +6,9 @@
  * mlx5 driver private declarations: objects, logging, and the interface
  * between the data path (mlx5_qp.c, mlx5_cq.c), which only reads and writes
  * queue buffers and doorbells, and the two control paths that produce those
- * queues: rdma-core (mlx5_ctrl.c, real ConnectX) and the device model
- * (mlx5_model.c). Both hand the data path a struct mlx5dv_qp / mlx5dv_cq,
+ * queues: rdma-core (mlx5_hw.c, for a ConnectX; built when PV_HAVE_MLX5DV,
+ * never run on one yet) and the device model (mlx5_model.c, its own static
+ * library, not in libpollverbs.so). Both hand the data path a struct mlx5dv_qp / mlx5dv_cq,
  * the structures mlx5dv_init_obj() fills.
  */
 
@@ -22,6 +23,8 @@
 #include <rte_log.h>
 
 #include <infiniband/mlx5dv.h>
+
+#include "pv_autoconf.h"
 
 #include "pv_rtc.h"
 #include "pv_verbs_driver.h"
@@ -295,7 +298,7 @@ uint32_t pv_mlx5_pow2(uint32_t v);
 /* ---- the two control paths ---- */
 
 extern const struct pv_driver_ops pv_mlx5_model_ops;
-#ifdef PV_MLX5_HAVE_HW
+#ifdef PV_HAVE_MLX5DV
 extern const struct pv_driver_ops pv_mlx5_hw_ops;
 #endif
 

@@ -536,10 +536,8 @@ err_free:
 	return ret;
 }
 
-static struct pv_driver *sroce_driver_p;
-
 static int
-sroce_probe(const char *const *devargs, int nb_devargs)
+sroce_probe(const struct pv_driver *driver, const char *const *devargs, int nb_devargs)
 {
 	int i, ret, added = 0;
 
@@ -554,7 +552,7 @@ sroce_probe(const char *const *devargs, int nb_devargs)
 		ret = sroce_dev_probe_one(devargs[i], sroce_nb_devs, &dev);
 		if (ret != 0)
 			continue;
-		ret = pv_device_add(sroce_driver_p, &dev->ibdev);
+		ret = pv_device_add(driver, &dev->ibdev);
 		if (ret != 0) {
 			SROCE_LOG(ERR, "%s: registry: %s", dev->ibdev.name, rte_strerror(-ret));
 			sroce_dev_free(dev, 0);
@@ -792,8 +790,3 @@ static const struct pv_driver_ops sroce_ops = {
 };
 
 PV_DRIVER_REGISTER(softroce, sroce_ops);
-
-RTE_INIT(sroce_driver_ptr)
-{
-	sroce_driver_p = &pv_driver_softroce;
-}

@@ -16,10 +16,10 @@
 
 #define CM_24BIT_MAX 0xffffffu
 
-static const char cm_conn_magic[4] = { 'P', 'V', 'C', 'M' };
+static const char msg_conn_magic[4] = { 'P', 'V', 'C', 'M' };
 
 static int
-cm_hex_digit(char c)
+msg_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -56,10 +56,10 @@ pv_cm_wire_to_gid(const char *wgid, uint8_t gid[16])
 	if (wgid == NULL || gid == NULL)
 		return -EINVAL;
 	for (i = 0; i < 16; i++) {
-		hi = cm_hex_digit(wgid[2 * i]);
+		hi = msg_hex_digit(wgid[2 * i]);
 		if (hi < 0)
 			return -EINVAL;
-		lo = cm_hex_digit(wgid[2 * i + 1]);
+		lo = msg_hex_digit(wgid[2 * i + 1]);
 		if (lo < 0)
 			return -EINVAL;
 		tmp[i] = hi << 4 | lo;
@@ -87,13 +87,13 @@ pv_cm_pp_encode(const struct pv_cm_pp_dest *dest, char msg[PV_CM_PP_MSG_LEN])
 
 /* Parse one hex field of at most @p max_digits digits ending at @p end_char. */
 static int
-cm_pp_field(const char **pp, int max_digits, char end_char, uint32_t *val_p)
+msg_pp_field(const char **pp, int max_digits, char end_char, uint32_t *val_p)
 {
 	const char *p = *pp;
 	uint32_t val = 0;
 	int n = 0, d;
 
-	while ((d = cm_hex_digit(*p)) >= 0) {
+	while ((d = msg_hex_digit(*p)) >= 0) {
 		if (++n > max_digits)
 			return -EINVAL;
 		val = val << 4 | d;
@@ -116,8 +116,8 @@ pv_cm_pp_decode(const char *msg, size_t len, struct pv_cm_pp_dest *dest_p)
 	if (msg == NULL || dest_p == NULL || memchr(msg, '\0', len) == NULL)
 		return -EINVAL;
 	memset(&d, 0, sizeof(d));
-	if (cm_pp_field(&p, 4, ':', &lid) < 0 || cm_pp_field(&p, 6, ':', &d.qpn) < 0 ||
-	    cm_pp_field(&p, 6, ':', &d.psn) < 0 || pv_cm_wire_to_gid(p, d.gid) < 0)
+	if (msg_pp_field(&p, 4, ':', &lid) < 0 || msg_pp_field(&p, 6, ':', &d.qpn) < 0 ||
+	    msg_pp_field(&p, 6, ':', &d.psn) < 0 || pv_cm_wire_to_gid(p, d.gid) < 0)
 		return -EINVAL;
 	d.lid = lid;
 	*dest_p = d;
@@ -125,42 +125,42 @@ pv_cm_pp_decode(const char *msg, size_t len, struct pv_cm_pp_dest *dest_p)
 }
 
 static void
-cm_put_be16(uint8_t *p, uint16_t v)
+msg_put_be16(uint8_t *p, uint16_t v)
 {
 	p[0] = v >> 8;
 	p[1] = v;
 }
 
 static void
-cm_put_be32(uint8_t *p, uint32_t v)
+msg_put_be32(uint8_t *p, uint32_t v)
 {
-	cm_put_be16(p, v >> 16);
-	cm_put_be16(p + 2, v);
+	msg_put_be16(p, v >> 16);
+	msg_put_be16(p + 2, v);
 }
 
 static void
-cm_put_be64(uint8_t *p, uint64_t v)
+msg_put_be64(uint8_t *p, uint64_t v)
 {
-	cm_put_be32(p, v >> 32);
-	cm_put_be32(p + 4, v);
+	msg_put_be32(p, v >> 32);
+	msg_put_be32(p + 4, v);
 }
 
 static uint16_t
-cm_get_be16(const uint8_t *p)
+msg_get_be16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
 static uint32_t
-cm_get_be32(const uint8_t *p)
+msg_get_be32(const uint8_t *p)
 {
-	return (uint32_t)cm_get_be16(p) << 16 | cm_get_be16(p + 2);
+	return (uint32_t)msg_get_be16(p) << 16 | msg_get_be16(p + 2);
 }
 
 static uint64_t
-cm_get_be64(const uint8_t *p)
+msg_get_be64(const uint8_t *p)
 {
-	return (uint64_t)cm_get_be32(p) << 32 | cm_get_be32(p + 4);
+	return (uint64_t)msg_get_be32(p) << 32 | msg_get_be32(p + 4);
 }
 
 /* byte offsets of the connection message fields (see pv_cm_conn_encode()) */
@@ -185,16 +185,16 @@ pv_cm_conn_encode(const struct pv_cm_conn_info *info, uint8_t msg[PV_CM_CONN_MSG
 	if (info == NULL || msg == NULL || info->qpn > CM_24BIT_MAX || info->psn > CM_24BIT_MAX)
 		return -EINVAL;
 	memset(msg, 0, PV_CM_CONN_MSG_LEN);
-	memcpy(msg + CM_CONN_MAGIC, cm_conn_magic, sizeof(cm_conn_magic));
-	cm_put_be16(msg + CM_CONN_VERSION, PV_CM_CONN_VERSION);
-	cm_put_be16(msg + CM_CONN_LID, info->lid);
-	cm_put_be32(msg + CM_CONN_QPN, info->qpn);
-	cm_put_be32(msg + CM_CONN_PSN, info->psn);
-	cm_put_be32(msg + CM_CONN_RKEY, info->rkey);
+	memcpy(msg + CM_CONN_MAGIC, msg_conn_magic, sizeof(msg_conn_magic));
+	msg_put_be16(msg + CM_CONN_VERSION, PV_CM_CONN_VERSION);
+	msg_put_be16(msg + CM_CONN_LID, info->lid);
+	msg_put_be32(msg + CM_CONN_QPN, info->qpn);
+	msg_put_be32(msg + CM_CONN_PSN, info->psn);
+	msg_put_be32(msg + CM_CONN_RKEY, info->rkey);
 	msg[CM_CONN_OUT_READS] = info->out_reads;
 	msg[CM_CONN_MTU] = info->mtu;
-	cm_put_be64(msg + CM_CONN_ADDR, info->addr);
-	cm_put_be64(msg + CM_CONN_LEN, info->len);
+	msg_put_be64(msg + CM_CONN_ADDR, info->addr);
+	msg_put_be64(msg + CM_CONN_LEN, info->len);
 	memcpy(msg + CM_CONN_GID, info->gid, sizeof(info->gid));
 	return 0;
 }
@@ -206,18 +206,18 @@ pv_cm_conn_decode(const uint8_t msg[PV_CM_CONN_MSG_LEN], struct pv_cm_conn_info 
 
 	if (msg == NULL || info_p == NULL)
 		return -EINVAL;
-	if (memcmp(msg + CM_CONN_MAGIC, cm_conn_magic, sizeof(cm_conn_magic)) != 0 ||
-	    cm_get_be16(msg + CM_CONN_VERSION) != PV_CM_CONN_VERSION)
+	if (memcmp(msg + CM_CONN_MAGIC, msg_conn_magic, sizeof(msg_conn_magic)) != 0 ||
+	    msg_get_be16(msg + CM_CONN_VERSION) != PV_CM_CONN_VERSION)
 		return -EPROTO;
 	memset(&info, 0, sizeof(info));
-	info.lid = cm_get_be16(msg + CM_CONN_LID);
-	info.qpn = cm_get_be32(msg + CM_CONN_QPN);
-	info.psn = cm_get_be32(msg + CM_CONN_PSN);
-	info.rkey = cm_get_be32(msg + CM_CONN_RKEY);
+	info.lid = msg_get_be16(msg + CM_CONN_LID);
+	info.qpn = msg_get_be32(msg + CM_CONN_QPN);
+	info.psn = msg_get_be32(msg + CM_CONN_PSN);
+	info.rkey = msg_get_be32(msg + CM_CONN_RKEY);
 	info.out_reads = msg[CM_CONN_OUT_READS];
 	info.mtu = msg[CM_CONN_MTU];
-	info.addr = cm_get_be64(msg + CM_CONN_ADDR);
-	info.len = cm_get_be64(msg + CM_CONN_LEN);
+	info.addr = msg_get_be64(msg + CM_CONN_ADDR);
+	info.len = msg_get_be64(msg + CM_CONN_LEN);
 	memcpy(info.gid, msg + CM_CONN_GID, sizeof(info.gid));
 	if (info.qpn > CM_24BIT_MAX || info.psn > CM_24BIT_MAX)
 		return -EINVAL;

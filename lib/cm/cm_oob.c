@@ -26,7 +26,7 @@ RTE_LOG_REGISTER_DEFAULT(pv_cm_logtype, NOTICE);
 	RTE_LOG(lvl, PV_CM, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
 
 static int64_t
-cm_now_ms(void)
+oob_now_ms(void)
 {
 	struct timespec ts;
 
@@ -35,7 +35,7 @@ cm_now_ms(void)
 }
 
 static void
-cm_sock_tune(int fd)
+oob_sock_tune(int fd)
 {
 	int one = 1;
 
@@ -77,7 +77,7 @@ pv_cm_oob_accept(uint16_t port, int timeout_ms)
 	ret = fd < 0 ? -errno : fd;
 	close(lfd);
 	if (fd >= 0)
-		cm_sock_tune(fd);
+		oob_sock_tune(fd);
 	return ret;
 }
 
@@ -85,7 +85,7 @@ int
 pv_cm_oob_connect(const char *host, uint16_t port, int timeout_ms)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	int64_t deadline = timeout_ms < 0 ? INT64_MAX : cm_now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : oob_now_ms() + timeout_ms;
 	struct addrinfo *res, *ai;
 	char service[8];
 	int fd, ret;
@@ -107,13 +107,13 @@ pv_cm_oob_connect(const char *host, uint16_t port, int timeout_ms)
 			}
 			if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
 				freeaddrinfo(res);
-				cm_sock_tune(fd);
+				oob_sock_tune(fd);
 				return fd;
 			}
 			ret = -errno;
 			close(fd);
 		}
-		if (cm_now_ms() >= deadline)
+		if (oob_now_ms() >= deadline)
 			break;
 		/* the server may not be listening yet: retry every 10 ms */
 		usleep(10000);
@@ -167,7 +167,7 @@ int
 pv_cm_oob_recv_poll(int fd, void *buf, size_t len, pv_cm_progress_fn fn, void *arg,
 		    int timeout_ms)
 {
-	int64_t deadline = timeout_ms < 0 ? INT64_MAX : cm_now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : oob_now_ms() + timeout_ms;
 	uint64_t hz = rte_get_tsc_hz();
 	uint64_t period = hz / 1000000 * PV_CM_OOB_POLL_US;
 	uint64_t idle_period = hz / 1000000 * PV_CM_OOB_IDLE_POLL_US;
@@ -205,7 +205,7 @@ pv_cm_oob_recv_poll(int fd, void *buf, size_t len, pv_cm_progress_fn fn, void *a
 			return -ECONNRESET;
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		if (cm_now_ms() >= deadline)
+		if (oob_now_ms() >= deadline)
 			return -ETIMEDOUT;
 	}
 	return 0;

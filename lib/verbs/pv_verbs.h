@@ -857,6 +857,16 @@ PV_EXPORT int pv_dereg_mr(struct pv_mr *mr);
  * @return The AH; NULL with errno: EINVAL NULL argument, bad port or sgid
  *         index, RoCE without is_global, unknown static_rate; ENOMEM.
  * Ownership: @p attr is copied (into ah->attr).
+ *
+ * On softroce today this verb resolves the destination's MAC address
+ * itself: unless the address is in the device's ARP cache it sends ARP
+ * requests and runs the device's engine (receive, protocol processing,
+ * completions of every QP of the device) on the caller's thread until the
+ * answer comes, blocking up to the device's arp_timeout_ms (3 s by default;
+ * then NULL with errno ETIMEDOUT). Call it from the thread that owns the
+ * device's progress, not beside another thread polling the same device.
+ * This changes when address resolution moves to the control thread
+ * (ARCHITECTURE.md, decision 5).
  */
 PV_EXPORT struct pv_ah *pv_create_ah(struct pv_pd *pd, struct pv_ah_attr *attr);
 
@@ -996,6 +1006,16 @@ PV_EXPORT struct pv_qp *pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *q
  *         min_rnr_timer > 31, port_num, pkey_index >= max_pkeys, unknown
  *         qp_access_flags, PSN or dest_qp_num beyond 24 bits, AV failing
  *         pv_create_ah()'s checks); the driver's errno (ENOMEM ...).
+ *
+ * On softroce today the transition to RTR of an RC or UC QP resolves the
+ * peer's MAC address from ah_attr's GID: unless it is in the device's ARP
+ * cache this sends ARP requests and runs the device's engine (receive,
+ * protocol processing, completions of every QP of the device) on the
+ * caller's thread until the answer comes, blocking up to the device's
+ * arp_timeout_ms (3 s by default; then ETIMEDOUT, the QP left in its old
+ * state). Call it from the thread that owns the device's progress, not
+ * beside another thread polling the same device. This changes when address
+ * resolution moves to the control thread (ARCHITECTURE.md, decision 5).
  */
 PV_EXPORT int pv_modify_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 

@@ -5,7 +5,10 @@
 /**
  * @file
  * Driver SDK: what a pollverbs driver implements and what lib/verbs gives it.
- * DRIVER-ONLY: applications must not include this header.
+ * DRIVER-ONLY: applications must not include this header. It is not
+ * installed and its functions are not exported by libpollverbs.so (drivers
+ * are built in-tree, linked into the library); an out-of-tree driver SDK
+ * would export them under their own version node (lib/libpollverbs.map).
  *
  * Conventions (STYLE.md section 5 and 7):
  * - A driver fills a const struct pv_driver_ops with designated initializers,
@@ -46,13 +49,16 @@ extern "C" {
 struct pv_driver_ops {
 	/**
 	 * Find the driver's devices and add each with pv_device_add().
+	 * @param driver   The registered driver being probed: the one to pass
+	 *                 to pv_device_add().
 	 * @param devargs  The "--pv-dev=<driver>:<args>" strings given to
 	 *                 pv_init() for this driver, with "<driver>:" removed
 	 *                 (may be empty args ""); @p nb_devargs entries.
 	 * @return number of devices added (>= 0), or -errno.
 	 * Called once, on the first pv_get_device_list() after pv_init().
 	 */
-	int (*probe)(const char *const *devargs, int nb_devargs);
+	int (*probe)(const struct pv_driver *driver, const char *const *devargs,
+		     int nb_devargs);
 	/** Release everything probe() allocated; called from pv_cleanup(). */
 	void (*remove)(struct pv_device *device);
 
@@ -108,8 +114,12 @@ struct pv_driver {
 void pv_driver_register(struct pv_driver *driver);
 
 /**
- * Register driver @p nm with ops table @p ops at load time, like DPDK's
- * RTE_PMD_REGISTER_* and rdma-core's PROVIDER_DRIVER.
+ * Register driver @p nm with ops table @p ops_table at load time, like
+ * DPDK's RTE_PMD_REGISTER_* and rdma-core's PROVIDER_DRIVER: the one way a
+ * driver registers, once, at the end of the file holding its ops table.
+ * The struct pv_driver it defines is private to the macro: the driver
+ * receives it as probe's first argument (for pv_device_add()) and finds it
+ * again as device->driver, so it never names it.
  */
 #define PV_DRIVER_REGISTER(nm, ops_table) \
 	static struct pv_driver pv_driver_##nm = { \

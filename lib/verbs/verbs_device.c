@@ -125,7 +125,7 @@ verbs_probe_all(void)
 			mine[n++] = colon != NULL ? colon + 1 : "";
 		}
 		mine[n] = NULL;
-		ret = drv->ops_full.probe(mine, n);
+		ret = drv->ops_full.probe(drv, mine, n);
 		if (ret < 0 && !(ret == -EOPNOTSUPP && n == 0))
 			VERBS_LOG(ERR, "driver %s: probe with %d devargs failed: %s", drv->name, n,
 				  rte_strerror(-ret));

@@ -14,7 +14,8 @@
 #include "verbs_priv.h"
 
 static int
-stub_probe(const char *const *devargs __rte_unused, int nb_devargs __rte_unused)
+stub_probe(const struct pv_driver *driver __rte_unused, const char *const *devargs __rte_unused,
+	   int nb_devargs __rte_unused)
 {
 	return -EOPNOTSUPP;
 }

@@ -5,7 +5,9 @@
 # pollverbs.pc (its prefix moved under DESTDIR, as a package would be
 # relocated), build outside.c with nothing but
 #     cc outside.c $(pkg-config --cflags --libs pollverbs)
-# and run it: it must print the device count given here.
+# and run it: it must print the device count given here. The .pc file must
+# be relocatable (paths from ${prefix}) and name no DPDK, and only the
+# public headers are installed (no driver SDK header).
 # Usage: check.sh BUILD_ROOT OUTSIDE_C EXPECTED_DEVICES [pv_init argument ...]
 # Exits 77 (skipped) without a C compiler or pkg-config.
 set -euo pipefail
@@ -33,6 +35,22 @@ if [ -z "$pc" ]; then
 	exit 1
 fi
 prefix=$(sed -n 's/^prefix=//p' "$pc")
+# relocatable: every other path derives from ${prefix}
+if grep -v '^prefix=' "$pc" | grep -Eq '(^[a-z_]+=|-[IL])/'; then
+	echo "check.sh: $pc has a path not relative to \${prefix}:" >&2
+	cat "$pc" >&2
+	exit 1
+fi
+if [ -n "$(find "$destdir" -name pv_verbs_driver.h)" ]; then
+	echo "check.sh: the driver SDK header pv_verbs_driver.h was installed" >&2
+	exit 1
+fi
+# applications need no DPDK development package unless they use DPDK
+if grep -qi dpdk "$pc"; then
+	echo "check.sh: $pc names DPDK (the public headers and -lpollverbs need none):" >&2
+	cat "$pc" >&2
+	exit 1
+fi
 sed "s|^prefix=.*|prefix=$destdir$prefix|" "$pc" >"$work/pkgconfig/pollverbs.pc"
 echo "--- $work/pkgconfig/pollverbs.pc"
 cat "$work/pkgconfig/pollverbs.pc"

@@ -34,7 +34,7 @@ test_stubs_all_eopnotsupp(void)
 	pv_driver_register(&ut_empty);
 	o = &ut_empty.ops_full;
 
-	CU_ASSERT_EQUAL(o->probe(NULL, 0), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(o->probe(&ut_empty, NULL, 0), -EOPNOTSUPP);
 	o->remove(NULL);
 	UT_ASSERT_NULL_ERRNO(o->open_device(NULL), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(o->close_device(NULL), EOPNOTSUPP);

@@ -50,10 +50,8 @@ ut_devarg(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
-static struct pv_driver *ut_fake_drv;
-
 static int
-ut_probe(const char *const *devargs, int nb_devargs)
+ut_probe(const struct pv_driver *driver, const char *const *devargs, int nb_devargs)
 {
 	int i, added = 0;
 
@@ -73,7 +71,7 @@ ut_probe(const char *const *devargs, int nb_devargs)
 		d->dev.transport_type = PV_TRANSPORT_IB;
 		d->dev.node_guid = rte_cpu_to_be_64(0x0002c90300001000ull + i);
 		d->ports = a.ports;
-		if (pv_device_add(ut_fake_drv, &d->dev) != 0) {
+		if (pv_device_add(driver, &d->dev) != 0) {
 			free(d);
 			continue;
 		}
@@ -400,13 +398,9 @@ static const struct pv_driver_ops ut_fake_ops = {
 };
 PV_DRIVER_REGISTER(ut_fake, ut_fake_ops);
 
-RTE_INIT_PRIO(ut_fake_self, LAST)
-{
-	ut_fake_drv = &pv_driver_ut_fake;
-}
-
 static int
-ut_nodev_probe(const char *const *devargs __rte_unused, int nb_devargs)
+ut_nodev_probe(const struct pv_driver *driver __rte_unused,
+	       const char *const *devargs __rte_unused, int nb_devargs)
 {
 	ut_fake.nodev_probe_calls++;
 	ut_fake.nodev_probe_nb_devargs = nb_devargs;

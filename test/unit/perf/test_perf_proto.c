@@ -3,7 +3,7 @@
  */
 
 /*
- * Unit tests of lib/cm/cm_perftest.c: the address message byte for byte
+ * Unit tests of apps/perf/perf_proto.c: the address message byte for byte
  * against perftest's formats, and every test's whole TCP conversation over a
  * socketpair, with the other end played either by a script that writes and
  * expects the exact bytes perftest 4.5-0.17 would, or by the API itself.
@@ -22,7 +22,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "pv_cm.h"
+#include "perf_proto.h"
 #include "ut_common.h"
 
 #define UT_TIMEOUT_MS 5000
@@ -31,7 +31,7 @@
 /* fixtures                                                             */
 /* ------------------------------------------------------------------ */
 
-static const struct pv_cm_perftest_dest ut_dest_a = {
+static const struct pv_perftest_dest ut_dest_a = {
 	.lid = 0,
 	.out_reads = 0x10,
 	.qpn = 0x11,
@@ -42,7 +42,7 @@ static const struct pv_cm_perftest_dest ut_dest_a = {
 	.gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 11 },
 };
 
-static const struct pv_cm_perftest_dest ut_dest_b = {
+static const struct pv_perftest_dest ut_dest_b = {
 	.lid = 0x1234,
 	.out_reads = 1,
 	.qpn = 0xabcdef,
@@ -55,7 +55,7 @@ static const struct pv_cm_perftest_dest ut_dest_b = {
 
 /* The message exactly as perftest's KEY_PRINT_FMT_GID / KEY_PRINT_FMT make it. */
 static size_t
-ut_perftest_msg(const struct pv_cm_perftest_dest *d, int use_gid, char *out)
+ut_perftest_msg(const struct pv_perftest_dest *d, int use_gid, char *out)
 {
 	const uint8_t *g = d->gid;
 	size_t size = use_gid ? 108 : 59;
@@ -85,19 +85,19 @@ test_encode_gid_matches_perftest(void)
 	char msg[128], ref[128];
 	int n;
 
-	n = pv_cm_perftest_dest_encode(&ut_dest_a, 1, msg, sizeof(msg));
-	CU_ASSERT_EQUAL(n, PV_CM_PERFTEST_DEST_LEN_GID);
-	CU_ASSERT_EQUAL(ut_perftest_msg(&ut_dest_a, 1, ref), PV_CM_PERFTEST_DEST_LEN_GID);
-	CU_ASSERT_EQUAL(memcmp(msg, ref, PV_CM_PERFTEST_DEST_LEN_GID), 0);
+	n = pv_perftest_dest_encode(&ut_dest_a, 1, msg, sizeof(msg));
+	CU_ASSERT_EQUAL(n, PV_PERFTEST_DEST_LEN_GID);
+	CU_ASSERT_EQUAL(ut_perftest_msg(&ut_dest_a, 1, ref), PV_PERFTEST_DEST_LEN_GID);
+	CU_ASSERT_EQUAL(memcmp(msg, ref, PV_PERFTEST_DEST_LEN_GID), 0);
 	/* and a literal, so a change of both sides at once is caught too */
 	CU_ASSERT_STRING_EQUAL(msg, "0000:0010:000011:973a2b:1a2b3c4d:000055d0c8a01000:"
 			       "00:00:00:00:00:00:00:00:00:00:ff:ff:0a:4d:00:0b:00000000:");
 	CU_ASSERT_EQUAL(msg[107], '\0');
 
-	n = pv_cm_perftest_dest_encode(&ut_dest_b, 1, msg, PV_CM_PERFTEST_DEST_LEN_GID);
-	CU_ASSERT_EQUAL(n, PV_CM_PERFTEST_DEST_LEN_GID);
+	n = pv_perftest_dest_encode(&ut_dest_b, 1, msg, PV_PERFTEST_DEST_LEN_GID);
+	CU_ASSERT_EQUAL(n, PV_PERFTEST_DEST_LEN_GID);
 	ut_perftest_msg(&ut_dest_b, 1, ref);
-	CU_ASSERT_EQUAL(memcmp(msg, ref, PV_CM_PERFTEST_DEST_LEN_GID), 0);
+	CU_ASSERT_EQUAL(memcmp(msg, ref, PV_PERFTEST_DEST_LEN_GID), 0);
 }
 
 static void
@@ -106,49 +106,49 @@ test_encode_nogid_matches_perftest(void)
 	char msg[64], ref[64];
 	int n;
 
-	n = pv_cm_perftest_dest_encode(&ut_dest_b, 0, msg, sizeof(msg));
-	CU_ASSERT_EQUAL(n, PV_CM_PERFTEST_DEST_LEN);
+	n = pv_perftest_dest_encode(&ut_dest_b, 0, msg, sizeof(msg));
+	CU_ASSERT_EQUAL(n, PV_PERFTEST_DEST_LEN);
 	ut_perftest_msg(&ut_dest_b, 0, ref);
-	CU_ASSERT_EQUAL(memcmp(msg, ref, PV_CM_PERFTEST_DEST_LEN), 0);
+	CU_ASSERT_EQUAL(memcmp(msg, ref, PV_PERFTEST_DEST_LEN), 0);
 	CU_ASSERT_STRING_EQUAL(msg, "1234:0001:abcdef:000001:ffffffff:ffffffffffffffff:89abcdef");
 }
 
 static void
 test_encode_errors(void)
 {
-	struct pv_cm_perftest_dest d = ut_dest_a;
+	struct pv_perftest_dest d = ut_dest_a;
 	char msg[128];
 
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(NULL, 1, msg, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(&d, 1, NULL, sizeof(msg)), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(&d, 1, msg, 107), -ENOSPC);
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(&d, 0, msg, 58), -ENOSPC);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(NULL, 1, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(&d, 1, NULL, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(&d, 1, msg, 107), -ENOSPC);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(&d, 0, msg, 58), -ENOSPC);
 	d.qpn = 0x1000000;
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(&d, 1, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(&d, 1, msg, sizeof(msg)), -EINVAL);
 	d = ut_dest_a;
 	d.psn = 0x1000000;
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(&d, 1, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(&d, 1, msg, sizeof(msg)), -EINVAL);
 	d = ut_dest_a;
 	d.out_reads = 0x10000;
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(&d, 0, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(&d, 0, msg, sizeof(msg)), -EINVAL);
 }
 
 static void
 test_decode_round_trip(void)
 {
-	struct pv_cm_perftest_dest out;
+	struct pv_perftest_dest out;
 	char msg[128];
 	int g;
 
 	for (g = 0; g <= 1; g++) {
-		const struct pv_cm_perftest_dest *src[2] = { &ut_dest_a, &ut_dest_b };
+		const struct pv_perftest_dest *src[2] = { &ut_dest_a, &ut_dest_b };
 		int i;
 
 		for (i = 0; i < 2; i++) {
-			int n = pv_cm_perftest_dest_encode(src[i], g, msg, sizeof(msg));
+			int n = pv_perftest_dest_encode(src[i], g, msg, sizeof(msg));
 
 			memset(&out, 0x5a, sizeof(out));
-			CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(msg, n, g, &out), 0);
+			CU_ASSERT_EQUAL(pv_perftest_dest_decode(msg, n, g, &out), 0);
 			CU_ASSERT_EQUAL(out.lid, src[i]->lid);
 			CU_ASSERT_EQUAL(out.out_reads, src[i]->out_reads);
 			CU_ASSERT_EQUAL(out.qpn, src[i]->qpn);
@@ -163,12 +163,12 @@ test_decode_round_trip(void)
 	/* perftest prints lower case; upper case is accepted too ("0001" -> "000A") */
 	ut_perftest_msg(&ut_dest_b, 0, msg);
 	msg[8] = 'A';
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(msg, 59, 0, &out), 0);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(msg, 59, 0, &out), 0);
 	CU_ASSERT_EQUAL(out.out_reads, 0xa);
 }
 
 /* bytes ib_write_bw 4.5+0.17 (Debian 12) sent from 10.77.0.12 to rxe in the lab */
-static const char ut_captured[PV_CM_PERFTEST_DEST_LEN_GID] =
+static const char ut_captured[PV_PERFTEST_DEST_LEN_GID] =
 	"0000:0001:000011:efdb4e:0000026e:000055feca69b000:"
 	"00:00:00:00:00:00:00:00:00:00:ff:ff:0a:4d:00:0c:00000000:";
 
@@ -176,10 +176,10 @@ static void
 test_decode_captured_perftest(void)
 {
 	static const uint8_t gid[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 12 };
-	struct pv_cm_perftest_dest d;
-	char again[PV_CM_PERFTEST_DEST_LEN_GID];
+	struct pv_perftest_dest d;
+	char again[PV_PERFTEST_DEST_LEN_GID];
 
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(ut_captured, sizeof(ut_captured), 1, &d), 0);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(ut_captured, sizeof(ut_captured), 1, &d), 0);
 	CU_ASSERT_EQUAL(d.lid, 0);
 	CU_ASSERT_EQUAL(d.out_reads, 1);
 	CU_ASSERT_EQUAL(d.qpn, 0x11);
@@ -188,45 +188,45 @@ test_decode_captured_perftest(void)
 	CU_ASSERT_EQUAL(d.vaddr, 0x55feca69b000ULL);
 	CU_ASSERT_EQUAL(d.srqn, 0);
 	CU_ASSERT_EQUAL(memcmp(d.gid, gid, 16), 0);
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_encode(&d, 1, again, sizeof(again)),
-			PV_CM_PERFTEST_DEST_LEN_GID);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode(&d, 1, again, sizeof(again)),
+			PV_PERFTEST_DEST_LEN_GID);
 	CU_ASSERT_EQUAL(memcmp(again, ut_captured, sizeof(again)), 0);
 }
 
 static void
 test_decode_errors(void)
 {
-	struct pv_cm_perftest_dest out, keep;
+	struct pv_perftest_dest out, keep;
 	char msg[128], bad[128];
 
-	pv_cm_perftest_dest_encode(&ut_dest_a, 1, msg, sizeof(msg));
+	pv_perftest_dest_encode(&ut_dest_a, 1, msg, sizeof(msg));
 	memset(&keep, 0x77, sizeof(keep));
 	out = keep;
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(NULL, 108, 1, &out), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(msg, 108, 1, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(NULL, 108, 1, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(msg, 108, 1, NULL), -EINVAL);
 	/* a GID message read as the short format, and a short read */
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(msg, 108, 0, &out), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(msg, 107, 1, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(msg, 108, 0, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(msg, 107, 1, &out), -EINVAL);
 	/* not hex */
 	memcpy(bad, msg, 108);
 	bad[10] = 'g';
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
 	/* a separator missing: the qpn field grows past its 6 digits */
 	memcpy(bad, msg, 108);
 	bad[16] = '0';
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
 	/* empty field */
 	memcpy(bad, "0000::", 6);
 	memcpy(bad + 6, msg + 6, 102);
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
 	/* no NUL at the end */
 	memcpy(bad, msg, 108);
 	bad[107] = 'x';
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(bad, 108, 1, &out), -EINVAL);
 	/* the short format without its terminating NUL */
-	pv_cm_perftest_dest_encode(&ut_dest_a, 0, bad, sizeof(bad));
+	pv_perftest_dest_encode(&ut_dest_a, 0, bad, sizeof(bad));
 	bad[58] = '0';
-	CU_ASSERT_EQUAL(pv_cm_perftest_dest_decode(bad, 59, 0, &out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode(bad, 59, 0, &out), -EINVAL);
 	CU_ASSERT_EQUAL(memcmp(&out, &keep, sizeof(out)), 0);
 }
 
@@ -234,25 +234,25 @@ test_decode_errors(void)
 /* conversations                                                        */
 /* ------------------------------------------------------------------ */
 
-/* handshakes per test, as read from perftest's mains (see pv_cm.h) */
+/* handshakes per test, as read from perftest's mains (see apps/perf/perf_proto.h) */
 struct ut_seq {
 	int before, after, end_sync, report, close;
 };
 
 static const struct ut_seq ut_seqs[] = {
-	[PV_CM_PERFTEST_WRITE_BW] = { 1, 2, 1, 1, 1 },
-	[PV_CM_PERFTEST_READ_BW] = { 1, 2, 1, 1, 1 },
-	[PV_CM_PERFTEST_SEND_BW] = { 1, 3, 0, 0, 1 },
-	[PV_CM_PERFTEST_WRITE_LAT] = { 2, 2, 0, 0, 0 },
-	[PV_CM_PERFTEST_READ_LAT] = { 2, 2, 0, 0, 1 },
-	[PV_CM_PERFTEST_SEND_LAT] = { 1, 3, 0, 0, 1 },
+	[PV_PERFTEST_WRITE_BW] = { 1, 2, 1, 1, 1 },
+	[PV_PERFTEST_READ_BW] = { 1, 2, 1, 1, 1 },
+	[PV_PERFTEST_SEND_BW] = { 1, 3, 0, 0, 1 },
+	[PV_PERFTEST_WRITE_LAT] = { 2, 2, 0, 0, 0 },
+	[PV_PERFTEST_READ_LAT] = { 2, 2, 0, 0, 1 },
+	[PV_PERFTEST_SEND_LAT] = { 1, 3, 0, 0, 1 },
 };
 
 /* the script's side: a perftest process, reduced to its socket calls */
 struct ut_script {
 	int fd;
 	int is_client;		/* perftest's role: client writes first */
-	enum pv_cm_perftest_test test;
+	enum pv_perftest_test test;
 	int use_gid;
 	int mtu;		/* what perftest announces */
 	int api_mtu;		/* what the API side is expected to announce */
@@ -304,7 +304,7 @@ ut_script_handshakes(struct ut_script *s, int count, int *done)
 	size_t len;
 
 	while (count-- > 0) {
-		struct pv_cm_perftest_dest d = ut_dest_b;
+		struct pv_perftest_dest d = ut_dest_b;
 
 		if (++*done == s->change_dest_at)
 			d.psn ^= 1;
@@ -326,10 +326,10 @@ ut_be_double(double d)
 }
 
 /* what the script reports (perftest's my_bw_rep) and expects from the API */
-static const struct pv_cm_perftest_bw_report ut_rep_script = {
+static const struct pv_perftest_bw_report ut_rep_script = {
 	.size = 65536, .iters = 500, .bw_peak = 13.5, .bw_avg = 12.75, .msg_rate = 0.000204,
 };
-static const struct pv_cm_perftest_bw_report ut_rep_api = {
+static const struct pv_perftest_bw_report ut_rep_api = {
 	.size = 4096, .iters = 3000, .bw_peak = 99.25, .bw_avg = 42.5, .msg_rate = 0.0108,
 };
 
@@ -347,8 +347,8 @@ ut_script_run(void *arg)
 
 	/* fixed 16-byte fields, NUL padded, not necessarily terminated */
 	memcpy(ver, s->version, strnlen(s->version, sizeof(ver)));
-	RTE_BUILD_BUG_ON(sizeof(PV_CM_PERFTEST_VERSION) > sizeof(ver_api));
-	memcpy(ver_api, PV_CM_PERFTEST_VERSION, sizeof(PV_CM_PERFTEST_VERSION) - 1);
+	RTE_BUILD_BUG_ON(sizeof(PV_PERFTEST_VERSION) > sizeof(ver_api));
+	memcpy(ver_api, PV_PERFTEST_VERSION, sizeof(PV_PERFTEST_VERSION) - 1);
 	ut_script_xchg(s, ver, ver_api, 16);
 	if (s->stop_after_version)
 		return NULL;
@@ -415,25 +415,25 @@ ut_progress(void *arg)
 
 /* The API's full sequence as pv-perf would run it; returns the first error. */
 static int
-ut_api_run(struct pv_cm_perftest *pt, int local_mtu, struct pv_cm_perftest_bw_report *rep_p)
+ut_api_run(struct pv_perftest *pt, int local_mtu, struct pv_perftest_bw_report *rep_p)
 {
 	int ret;
 
-	ret = pv_cm_perftest_begin(pt, local_mtu);
+	ret = pv_perftest_begin(pt, local_mtu);
 	if (ret == 0)
-		ret = pv_cm_perftest_exchange_dest(pt);
+		ret = pv_perftest_exchange_dest(pt);
 	if (ret == 0)
-		ret = pv_cm_perftest_ready(pt);
+		ret = pv_perftest_ready(pt);
 	if (ret == 0)
-		ret = pv_cm_perftest_finish(pt, &ut_rep_api, rep_p);
+		ret = pv_perftest_finish(pt, &ut_rep_api, rep_p);
 	return ret;
 }
 
 static void
-ut_conversation(enum pv_cm_perftest_test test, int api_is_client, int use_gid)
+ut_conversation(enum pv_perftest_test test, int api_is_client, int use_gid)
 {
-	struct pv_cm_perftest pt = { 0 };
-	struct pv_cm_perftest_bw_report rep = { 0 };
+	struct pv_perftest pt = { 0 };
+	struct pv_perftest_bw_report rep = { 0 };
 	struct ut_script s = { 0 };
 	pthread_t th;
 	int sv[2];
@@ -447,7 +447,7 @@ ut_conversation(enum pv_cm_perftest_test test, int api_is_client, int use_gid)
 	s.api_mtu = 3;
 	s.version = "6.06";
 	pt.fd = sv[0];
-	pt.role = api_is_client ? PV_CM_PERFTEST_CLIENT : PV_CM_PERFTEST_SERVER;
+	pt.role = api_is_client ? PV_PERFTEST_CLIENT : PV_PERFTEST_SERVER;
 	pt.test = test;
 	pt.use_gid = use_gid;
 	pt.timeout_ms = UT_TIMEOUT_MS;
@@ -487,20 +487,20 @@ test_script_all_tests_both_roles(void)
 {
 	int t, c;
 
-	for (t = PV_CM_PERFTEST_WRITE_BW; t <= PV_CM_PERFTEST_SEND_LAT; t++)
+	for (t = PV_PERFTEST_WRITE_BW; t <= PV_PERFTEST_SEND_LAT; t++)
 		for (c = 0; c <= 1; c++)
-			ut_conversation((enum pv_cm_perftest_test)t, c, 1);
+			ut_conversation((enum pv_perftest_test)t, c, 1);
 	/* the short (no -x) format once per role */
-	ut_conversation(PV_CM_PERFTEST_WRITE_BW, 0, 0);
-	ut_conversation(PV_CM_PERFTEST_SEND_LAT, 1, 0);
+	ut_conversation(PV_PERFTEST_WRITE_BW, 0, 0);
+	ut_conversation(PV_PERFTEST_SEND_LAT, 1, 0);
 	CU_ASSERT(ut_progress_calls > 0);
 }
 
 struct ut_api_side {
-	struct pv_cm_perftest pt;
+	struct pv_perftest pt;
 	int mtu;
 	int ret;
-	struct pv_cm_perftest_bw_report rep;
+	struct pv_perftest_bw_report rep;
 };
 
 static void *
@@ -517,15 +517,15 @@ test_api_against_api(void)
 {
 	int t;
 
-	for (t = PV_CM_PERFTEST_WRITE_BW; t <= PV_CM_PERFTEST_SEND_LAT; t++) {
+	for (t = PV_PERFTEST_WRITE_BW; t <= PV_PERFTEST_SEND_LAT; t++) {
 		struct ut_api_side srv = { 0 }, cli = { 0 };
 		pthread_t th;
 		int sv[2];
 
 		CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-		srv.pt = (struct pv_cm_perftest){ .fd = sv[0], .role = PV_CM_PERFTEST_SERVER,
+		srv.pt = (struct pv_perftest){ .fd = sv[0], .role = PV_PERFTEST_SERVER,
 			.test = t, .use_gid = 1, .timeout_ms = UT_TIMEOUT_MS, .local = ut_dest_a };
-		cli.pt = (struct pv_cm_perftest){ .fd = sv[1], .role = PV_CM_PERFTEST_CLIENT,
+		cli.pt = (struct pv_perftest){ .fd = sv[1], .role = PV_PERFTEST_CLIENT,
 			.test = t, .use_gid = 1, .timeout_ms = UT_TIMEOUT_MS, .local = ut_dest_b };
 		srv.mtu = 5;
 		cli.mtu = 4;
@@ -555,7 +555,7 @@ test_api_against_api(void)
 static void
 test_old_version_refused(void)
 {
-	struct pv_cm_perftest pt = { 0 };
+	struct pv_perftest pt = { 0 };
 	struct ut_script s = { 0 };
 	pthread_t th;
 	int sv[2];
@@ -563,10 +563,10 @@ test_old_version_refused(void)
 	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	s = (struct ut_script){ .fd = sv[1], .is_client = 1, .version = "5.60",
 				.stop_after_version = 1, .use_gid = 1 };
-	pt = (struct pv_cm_perftest){ .fd = sv[0], .role = PV_CM_PERFTEST_SERVER,
+	pt = (struct pv_perftest){ .fd = sv[0], .role = PV_PERFTEST_SERVER,
 				      .use_gid = 1, .timeout_ms = UT_TIMEOUT_MS };
 	CU_ASSERT_FATAL(pthread_create(&th, NULL, ut_script_run, &s) == 0);
-	CU_ASSERT_EQUAL(pv_cm_perftest_begin(&pt, 3), -EPROTO);
+	CU_ASSERT_EQUAL(pv_perftest_begin(&pt, 3), -EPROTO);
 	pthread_join(th, NULL);
 	CU_ASSERT_STRING_EQUAL(pt.remote_version, "5.60");
 	close(sv[0]);
@@ -576,22 +576,22 @@ test_old_version_refused(void)
 static void
 test_changed_address_refused(void)
 {
-	struct pv_cm_perftest pt = { 0 };
+	struct pv_perftest pt = { 0 };
 	struct ut_script s = { 0 };
 	pthread_t th;
 	int sv[2];
 
 	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	s = (struct ut_script){ .fd = sv[1], .is_client = 0, .version = "6.06", .mtu = 3,
-				.api_mtu = 3, .use_gid = 1, .test = PV_CM_PERFTEST_WRITE_BW,
+				.api_mtu = 3, .use_gid = 1, .test = PV_PERFTEST_WRITE_BW,
 				.change_dest_at = 2 };
-	pt = (struct pv_cm_perftest){ .fd = sv[0], .role = PV_CM_PERFTEST_CLIENT,
-				      .test = PV_CM_PERFTEST_WRITE_BW, .use_gid = 1,
+	pt = (struct pv_perftest){ .fd = sv[0], .role = PV_PERFTEST_CLIENT,
+				      .test = PV_PERFTEST_WRITE_BW, .use_gid = 1,
 				      .timeout_ms = UT_TIMEOUT_MS, .local = ut_dest_a };
 	CU_ASSERT_FATAL(pthread_create(&th, NULL, ut_script_run, &s) == 0);
-	CU_ASSERT_EQUAL(pv_cm_perftest_begin(&pt, 3), 0);
-	CU_ASSERT_EQUAL(pv_cm_perftest_exchange_dest(&pt), 0);
-	CU_ASSERT_EQUAL(pv_cm_perftest_ready(&pt), -EPROTO);
+	CU_ASSERT_EQUAL(pv_perftest_begin(&pt, 3), 0);
+	CU_ASSERT_EQUAL(pv_perftest_exchange_dest(&pt), 0);
+	CU_ASSERT_EQUAL(pv_perftest_ready(&pt), -EPROTO);
 	pthread_join(th, NULL);
 	CU_ASSERT_EQUAL(s.errors, 0);
 	close(sv[0]);
@@ -609,58 +609,58 @@ ut_progress_fail(void *arg)
 static void
 test_io_errors(void)
 {
-	struct pv_cm_perftest pt = { 0 };
+	struct pv_perftest pt = { 0 };
 	char buf[4] = { 0 };
 	int sv[2], calls = 0;
 
 	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	pt = (struct pv_cm_perftest){ .fd = sv[0], .role = PV_CM_PERFTEST_SERVER,
+	pt = (struct pv_perftest){ .fd = sv[0], .role = PV_PERFTEST_SERVER,
 				      .use_gid = 1, .timeout_ms = 100 };
 	/* silent peer */
-	CU_ASSERT_EQUAL(pv_cm_perftest_xchg(&pt, buf, buf, sizeof(buf)), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(pv_perftest_xchg(&pt, buf, buf, sizeof(buf)), -ETIMEDOUT);
 	/* progress callback failure aborts the wait with its value */
 	pt.timeout_ms = -1;
 	pt.progress = ut_progress_fail;
 	pt.progress_arg = &calls;
-	CU_ASSERT_EQUAL(pv_cm_perftest_xchg(&pt, buf, buf, sizeof(buf)), -ENOTCONN);
+	CU_ASSERT_EQUAL(pv_perftest_xchg(&pt, buf, buf, sizeof(buf)), -ENOTCONN);
 	CU_ASSERT_EQUAL(calls, 3);
 	/* busy progress still times out */
 	pt.progress = ut_progress;
 	pt.timeout_ms = 50;
-	CU_ASSERT_EQUAL(pv_cm_perftest_sync(&pt), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(pv_perftest_sync(&pt), -ETIMEDOUT);
 	/* peer gone */
 	close(sv[1]);
 	pt.progress = NULL;
 	pt.timeout_ms = 1000;
-	CU_ASSERT_EQUAL(pv_cm_perftest_xchg(&pt, buf, buf, sizeof(buf)), -ECONNRESET);
+	CU_ASSERT_EQUAL(pv_perftest_xchg(&pt, buf, buf, sizeof(buf)), -ECONNRESET);
 	close(sv[0]);
 }
 
 static void
 test_invalid_arguments(void)
 {
-	struct pv_cm_perftest pt = { .fd = -1 };
+	struct pv_perftest pt = { .fd = -1 };
 	char buf[4];
 
-	CU_ASSERT_EQUAL(pv_cm_perftest_begin(NULL, 3), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_begin(&pt, 3), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_begin(NULL, 3), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_begin(&pt, 3), -EINVAL);
 	pt.fd = 0;
-	CU_ASSERT_EQUAL(pv_cm_perftest_begin(&pt, 0), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_begin(&pt, 6), -EINVAL);
-	pt.role = (enum pv_cm_perftest_role)7;
-	CU_ASSERT_EQUAL(pv_cm_perftest_exchange_dest(&pt), -EINVAL);
-	pt.role = PV_CM_PERFTEST_CLIENT;
-	pt.test = (enum pv_cm_perftest_test)42;
-	CU_ASSERT_EQUAL(pv_cm_perftest_ready(&pt), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_sync(&pt), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_finish(&pt, NULL, NULL), -EINVAL);
-	pt.test = PV_CM_PERFTEST_WRITE_BW;
-	CU_ASSERT_EQUAL(pv_cm_perftest_xchg(&pt, NULL, buf, 4), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_xchg(&pt, buf, NULL, 4), -EINVAL);
-	CU_ASSERT_EQUAL(pv_cm_perftest_xchg(NULL, buf, buf, 4), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_begin(&pt, 0), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_begin(&pt, 6), -EINVAL);
+	pt.role = (enum pv_perftest_role)7;
+	CU_ASSERT_EQUAL(pv_perftest_exchange_dest(&pt), -EINVAL);
+	pt.role = PV_PERFTEST_CLIENT;
+	pt.test = (enum pv_perftest_test)42;
+	CU_ASSERT_EQUAL(pv_perftest_ready(&pt), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_sync(&pt), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_finish(&pt, NULL, NULL), -EINVAL);
+	pt.test = PV_PERFTEST_WRITE_BW;
+	CU_ASSERT_EQUAL(pv_perftest_xchg(&pt, NULL, buf, 4), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_xchg(&pt, buf, NULL, 4), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_xchg(NULL, buf, buf, 4), -EINVAL);
 	/* a local address that does not fit is refused before anything is sent */
 	pt.local.qpn = 0x1000000;
-	CU_ASSERT_EQUAL(pv_cm_perftest_sync(&pt), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_sync(&pt), -EINVAL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -668,7 +668,7 @@ test_invalid_arguments(void)
 /* ------------------------------------------------------------------ */
 
 /*
- * test_cm_perftest --peer HOST|--listen --test write_bw [--mtu 3] [--port N]
+ * test_perf_proto --peer HOST|--listen --test write_bw [--mtu 3] [--port N]
  *                  [--gid-ip A.B.C.D] [--no-gid]
  * runs the whole exchange of one test against a real perftest process (no
  * RDMA; the address sent is a made-up QP at ::ffff:A.B.C.D, 10.77.0.100 by
@@ -681,18 +681,18 @@ ut_peer_main(int argc, char **argv)
 {
 	static const char *const names[] = { "write_bw", "read_bw", "send_bw",
 					     "write_lat", "read_lat", "send_lat" };
-	static const struct pv_cm_perftest_bw_report rep = {
+	static const struct pv_perftest_bw_report rep = {
 		.size = 4096, .iters = 1000, .bw_peak = 123.5, .bw_avg = 100.25, .msg_rate = 0.0257,
 	};
-	struct pv_cm_perftest pt = {
-		.test = PV_CM_PERFTEST_WRITE_BW, .use_gid = 1, .timeout_ms = 60000,
+	struct pv_perftest pt = {
+		.test = PV_PERFTEST_WRITE_BW, .use_gid = 1, .timeout_ms = 60000,
 		.local = { .out_reads = 1, .qpn = 0x1234, .psn = 0xabcdef, .rkey = 0x5678,
 			   .vaddr = 0x7f0000001000ULL,
 			   .gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 100 } },
 	};
-	struct pv_cm_perftest_bw_report theirs = { 0 };
+	struct pv_perftest_bw_report theirs = { 0 };
 	const char *host = NULL;
-	int port = PV_CM_PERFTEST_PORT, mtu = 3, listen_mode = 0, i, ret;
+	int port = PV_PERFTEST_PORT, mtu = 3, listen_mode = 0, i, ret;
 	unsigned int t;
 
 	for (i = 1; i < argc; i++) {
@@ -721,25 +721,25 @@ ut_peer_main(int argc, char **argv)
 				;
 			if (t == 6)
 				return 2;
-			pt.test = (enum pv_cm_perftest_test)t;
+			pt.test = (enum pv_perftest_test)t;
 		} else {
 			fprintf(stderr, "usage: %s --peer HOST|--listen [--test NAME] [--mtu N] "
 				"[--port N] [--gid-ip A.B.C.D] [--no-gid]\n", argv[0]);
 			return 2;
 		}
 	}
-	pt.role = listen_mode ? PV_CM_PERFTEST_SERVER : PV_CM_PERFTEST_CLIENT;
+	pt.role = listen_mode ? PV_PERFTEST_SERVER : PV_PERFTEST_CLIENT;
 	pt.fd = listen_mode ? pv_cm_oob_accept((uint16_t)port, 60000) :
 			      pv_cm_oob_connect(host, (uint16_t)port, 30000);
 	if (pt.fd < 0) {
 		fprintf(stderr, "connect: %s\n", strerror(-pt.fd));
 		return 1;
 	}
-	ret = pv_cm_perftest_begin(&pt, mtu);
+	ret = pv_perftest_begin(&pt, mtu);
 	if (ret == 0) {
 		printf("peer version %s page %u cache line %u mtu %d\n", pt.remote_version,
 		       pt.cycle_buffer, pt.cache_line_size, pt.mtu);
-		ret = pv_cm_perftest_exchange_dest(&pt);
+		ret = pv_perftest_exchange_dest(&pt);
 	}
 	if (ret == 0) {
 		printf("remote lid 0x%04x out_reads %u qpn 0x%06x psn 0x%06x rkey 0x%08x "
@@ -747,11 +747,11 @@ ut_peer_main(int argc, char **argv)
 		       pt.remote.out_reads, pt.remote.qpn, pt.remote.psn, pt.remote.rkey,
 		       (unsigned long long)pt.remote.vaddr, pt.remote.gid[0], pt.remote.gid[1],
 		       pt.remote.gid[12], pt.remote.gid[13], pt.remote.gid[14], pt.remote.gid[15]);
-		ret = pv_cm_perftest_ready(&pt);
+		ret = pv_perftest_ready(&pt);
 	}
 	/* as the active side of a bw test, report at once: the peer prints it */
-	if (ret == 0 && (!listen_mode || pt.test == PV_CM_PERFTEST_WRITE_LAT))
-		ret = pv_cm_perftest_finish(&pt, &rep, &theirs);
+	if (ret == 0 && (!listen_mode || pt.test == PV_PERFTEST_WRITE_LAT))
+		ret = pv_perftest_finish(&pt, &rep, &theirs);
 	if (ret == 0)
 		printf("exchange %s as %s: ok (%u handshakes)\n", names[pt.test],
 		       listen_mode ? "server" : "client", pt.handshakes);
@@ -762,7 +762,7 @@ ut_peer_main(int argc, char **argv)
 	return ret == 0 ? 0 : 1;
 }
 
-static const struct ut_case ut_cm_perftest_cases[] = {
+static const struct ut_case ut_perf_proto_cases[] = {
 	{ "encode_gid_matches_perftest", test_encode_gid_matches_perftest },
 	{ "encode_nogid_matches_perftest", test_encode_nogid_matches_perftest },
 	{ "encode_errors", test_encode_errors },
@@ -778,8 +778,8 @@ static const struct ut_case ut_cm_perftest_cases[] = {
 	{ NULL, NULL },
 };
 
-static const struct ut_suite ut_cm_perftest_suite = {
-	"cm_perftest", NULL, NULL, ut_cm_perftest_cases,
+static const struct ut_suite ut_perf_proto_suite = {
+	"perf_proto", NULL, NULL, ut_perf_proto_cases,
 };
 
 int
@@ -787,5 +787,5 @@ main(int argc, char **argv)
 {
 	if (argc > 1)
 		return ut_peer_main(argc, argv);
-	return ut_cunit_run_one(&ut_cm_perftest_suite);
+	return ut_cunit_run_one(&ut_perf_proto_suite);
 }

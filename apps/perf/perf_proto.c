@@ -6,8 +6,8 @@
  * perftest-compatible out-of-band exchange: the TCP conversation the perftest
  * tools (ib_write_bw and friends, 4.5-0.17 era, version string "6.06") hold
  * before, between and after their RDMA traffic when run with -x and without
- * rdma_cm. The sequence per test is documented in pv_cm.h; this file only
- * reproduces the bytes. Control path: everything here may block.
+ * rdma_cm. The sequence per test is documented in perf_proto.h; this file
+ * only reproduces the bytes. Control path: everything here may block.
  */
 
 #include <endian.h>
@@ -23,27 +23,27 @@
 #include <rte_common.h>
 #include <rte_log.h>
 
-#include "pv_cm.h"
+#include "perf_proto.h"
 
-/* registered in cm_oob.c (RTE_LOG_REGISTER_DEFAULT for pv.cm) */
-extern int pv_cm_logtype;
-#define RTE_LOGTYPE_PV_CM pv_cm_logtype
-#define CM_PT_LOG(lvl, fmt, ...) \
-	RTE_LOG(lvl, PV_CM, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+/* pv.app.perf.proto (meson passes -DRTE_LOG_DEFAULT_LOGTYPE=pv.app.perf) */
+RTE_LOG_REGISTER_SUFFIX(pv_perf_proto_logtype, proto, NOTICE);
+#define RTE_LOGTYPE_PV_PERF_PROTO pv_perf_proto_logtype
+#define PROTO_LOG(lvl, fmt, ...) \
+	RTE_LOG(lvl, PV_PERF_PROTO, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
 
 /* the oldest peer whose exchange matches this file (perftest's own check) */
-#define CM_PT_MIN_REMOTE_VERSION 5.70
+#define PROTO_MIN_REMOTE_VERSION 5.70
 /* perftest sends its enum ibv_mtu as "%d" text in 2 bytes from 5.31 on */
-#define CM_PT_MTU_LEN 2
+#define PROTO_MTU_LEN 2
 /* how often the socket is checked while the progress callback reports work */
-#define CM_PT_POLL_NS 100000
-/* how long pv_cm_perftest_finish() waits for the peer's "done" */
-#define CM_PT_DONE_WAIT_MS 2000
+#define PROTO_POLL_NS 100000
+/* how long pv_perftest_finish() waits for the peer's "done" */
+#define PROTO_DONE_WAIT_MS 2000
 
-static const char cm_pt_done[PV_CM_PERFTEST_DONE_LEN] = "done";
+static const char proto_done[PV_PERFTEST_DONE_LEN] = "done";
 
-/* handshakes per phase and test (see the table in pv_cm.h) */
-struct cm_pt_seq {
+/* handshakes per phase and test (see the table in perf_proto.h) */
+struct proto_seq {
 	const char *name;
 	uint8_t before_rtr;
 	uint8_t after_rts;	/* including the start barrier of SEND tests */
@@ -52,17 +52,17 @@ struct cm_pt_seq {
 	uint8_t close;		/* ctx_close_connection(): a handshake, then "done" */
 };
 
-static const struct cm_pt_seq cm_pt_seqs[] = {
-	[PV_CM_PERFTEST_WRITE_BW] = { "write_bw", 1, 2, 1, 1, 1 },
-	[PV_CM_PERFTEST_READ_BW] = { "read_bw", 1, 2, 1, 1, 1 },
-	[PV_CM_PERFTEST_SEND_BW] = { "send_bw", 1, 3, 0, 0, 1 },
-	[PV_CM_PERFTEST_WRITE_LAT] = { "write_lat", 2, 2, 0, 0, 0 },
-	[PV_CM_PERFTEST_READ_LAT] = { "read_lat", 2, 2, 0, 0, 1 },
-	[PV_CM_PERFTEST_SEND_LAT] = { "send_lat", 1, 3, 0, 0, 1 },
+static const struct proto_seq proto_seqs[] = {
+	[PV_PERFTEST_WRITE_BW] = { "write_bw", 1, 2, 1, 1, 1 },
+	[PV_PERFTEST_READ_BW] = { "read_bw", 1, 2, 1, 1, 1 },
+	[PV_PERFTEST_SEND_BW] = { "send_bw", 1, 3, 0, 0, 1 },
+	[PV_PERFTEST_WRITE_LAT] = { "write_lat", 2, 2, 0, 0, 0 },
+	[PV_PERFTEST_READ_LAT] = { "read_lat", 2, 2, 0, 0, 1 },
+	[PV_PERFTEST_SEND_LAT] = { "send_lat", 1, 3, 0, 0, 1 },
 };
 
 static int64_t
-cm_pt_now_ns(void)
+proto_now_ns(void)
 {
 	struct timespec ts;
 
@@ -71,11 +71,11 @@ cm_pt_now_ns(void)
 }
 
 static int
-cm_pt_check(const struct pv_cm_perftest *pt)
+proto_check(const struct pv_perftest *pt)
 {
 	if (pt == NULL || pt->fd < 0 ||
-	    (pt->role != PV_CM_PERFTEST_SERVER && pt->role != PV_CM_PERFTEST_CLIENT) ||
-	    (unsigned int)pt->test >= RTE_DIM(cm_pt_seqs))
+	    (pt->role != PV_PERFTEST_SERVER && pt->role != PV_PERFTEST_CLIENT) ||
+	    (unsigned int)pt->test >= RTE_DIM(proto_seqs))
 		return -EINVAL;
 	return 0;
 }
@@ -83,14 +83,14 @@ cm_pt_check(const struct pv_cm_perftest *pt)
 /*
  * Read exactly len bytes. Without a progress callback this sleeps in poll();
  * with one, the callback runs back to back and the socket is looked at every
- * CM_PT_POLL_NS, so the queues of a poll-mode driver keep moving (a peer
+ * PROTO_POLL_NS, so the queues of a poll-mode driver keep moving (a peer
  * doing RDMA to us needs our ACKs and read responses before it will write).
  */
 static int
-cm_pt_recv(const struct pv_cm_perftest *pt, void *buf, size_t len)
+proto_recv(const struct pv_perftest *pt, void *buf, size_t len)
 {
 	int64_t deadline = pt->timeout_ms < 0 ? INT64_MAX :
-			   cm_pt_now_ns() + (int64_t)pt->timeout_ms * 1000000;
+			   proto_now_ns() + (int64_t)pt->timeout_ms * 1000000;
 	struct pollfd pfd = { .fd = pt->fd, .events = POLLIN };
 	int64_t next_check = 0, now;
 	char *p = buf;
@@ -98,14 +98,14 @@ cm_pt_recv(const struct pv_cm_perftest *pt, void *buf, size_t len)
 	int ret;
 
 	while (len > 0) {
-		now = cm_pt_now_ns();
+		now = proto_now_ns();
 		if (pt->progress != NULL) {
 			ret = pt->progress(pt->progress_arg);
 			if (ret < 0)
 				return ret;
 			if (now < next_check && now < deadline)
 				continue;
-			next_check = now + CM_PT_POLL_NS;
+			next_check = now + PROTO_POLL_NS;
 			ret = poll(&pfd, 1, 0);
 		} else {
 			int64_t left_ms = (deadline - now + 999999) / 1000000;
@@ -119,7 +119,7 @@ cm_pt_recv(const struct pv_cm_perftest *pt, void *buf, size_t len)
 			return -errno;
 		}
 		if (ret == 0) {
-			if (cm_pt_now_ns() >= deadline)
+			if (proto_now_ns() >= deadline)
 				return -ETIMEDOUT;
 			continue;
 		}
@@ -138,19 +138,19 @@ cm_pt_recv(const struct pv_cm_perftest *pt, void *buf, size_t len)
 }
 
 int
-pv_cm_perftest_xchg(struct pv_cm_perftest *pt, const void *mine, void *theirs, size_t len)
+pv_perftest_xchg(struct pv_perftest *pt, const void *mine, void *theirs, size_t len)
 {
 	int ret;
 
-	ret = cm_pt_check(pt);
+	ret = proto_check(pt);
 	if (ret < 0 || mine == NULL || theirs == NULL)
 		return -EINVAL;
-	if (pt->role == PV_CM_PERFTEST_CLIENT) {
+	if (pt->role == PV_PERFTEST_CLIENT) {
 		ret = pv_cm_oob_send(pt->fd, mine, len);
 		if (ret == 0)
-			ret = cm_pt_recv(pt, theirs, len);
+			ret = proto_recv(pt, theirs, len);
 	} else {
-		ret = cm_pt_recv(pt, theirs, len);
+		ret = proto_recv(pt, theirs, len);
 		if (ret == 0)
 			ret = pv_cm_oob_send(pt->fd, mine, len);
 	}
@@ -158,11 +158,11 @@ pv_cm_perftest_xchg(struct pv_cm_perftest *pt, const void *mine, void *theirs, s
 }
 
 int
-pv_cm_perftest_dest_encode(const struct pv_cm_perftest_dest *dest, int use_gid, char *msg,
-			   size_t len)
+pv_perftest_dest_encode(const struct pv_perftest_dest *dest, int use_gid, char *msg,
+			size_t len)
 {
-	size_t want = use_gid ? PV_CM_PERFTEST_DEST_LEN_GID : PV_CM_PERFTEST_DEST_LEN;
-	char text[PV_CM_PERFTEST_DEST_LEN_GID + 16];
+	size_t want = use_gid ? PV_PERFTEST_DEST_LEN_GID : PV_PERFTEST_DEST_LEN;
+	char text[PV_PERFTEST_DEST_LEN_GID + 16];
 	const uint8_t *g;
 	int n;
 
@@ -195,7 +195,7 @@ pv_cm_perftest_dest_encode(const struct pv_cm_perftest_dest *dest, int use_gid, 
 
 /* Parse hex digits up to @p end (':' or '\0'); max_digits bounds the value. */
 static int
-cm_pt_hex_field(const char **pp, const char *limit, char end, unsigned int max_digits,
+proto_hex_field(const char **pp, const char *limit, char end, unsigned int max_digits,
 		uint64_t *val_p)
 {
 	const char *p = *pp;
@@ -227,13 +227,13 @@ cm_pt_hex_field(const char **pp, const char *limit, char end, unsigned int max_d
 }
 
 int
-pv_cm_perftest_dest_decode(const char *msg, size_t len, int use_gid,
-			   struct pv_cm_perftest_dest *dest_p)
+pv_perftest_dest_decode(const char *msg, size_t len, int use_gid,
+			struct pv_perftest_dest *dest_p)
 {
 	/* digits allowed per field: lid, out_reads, qpn, psn, rkey, vaddr */
 	static const unsigned int widths[6] = { 4, 4, 6, 6, 8, 16 };
-	size_t want = use_gid ? PV_CM_PERFTEST_DEST_LEN_GID : PV_CM_PERFTEST_DEST_LEN;
-	struct pv_cm_perftest_dest d;
+	size_t want = use_gid ? PV_PERFTEST_DEST_LEN_GID : PV_PERFTEST_DEST_LEN;
+	struct pv_perftest_dest d;
 	const char *p = msg, *limit;
 	uint64_t v[6], x;
 	unsigned int i;
@@ -242,7 +242,7 @@ pv_cm_perftest_dest_decode(const char *msg, size_t len, int use_gid,
 		return -EINVAL;
 	limit = msg + len;
 	for (i = 0; i < RTE_DIM(widths); i++)
-		if (cm_pt_hex_field(&p, limit, ':', widths[i], &v[i]) < 0)
+		if (proto_hex_field(&p, limit, ':', widths[i], &v[i]) < 0)
 			return -EINVAL;
 	memset(&d, 0, sizeof(d));
 	d.lid = (uint16_t)v[0];
@@ -253,14 +253,14 @@ pv_cm_perftest_dest_decode(const char *msg, size_t len, int use_gid,
 	d.vaddr = v[5];
 	if (use_gid) {
 		for (i = 0; i < 16; i++) {
-			if (cm_pt_hex_field(&p, limit, ':', 2, &x) < 0)
+			if (proto_hex_field(&p, limit, ':', 2, &x) < 0)
 				return -EINVAL;
 			d.gid[i] = (uint8_t)x;
 		}
-		if (cm_pt_hex_field(&p, limit, ':', 8, &x) < 0)
+		if (proto_hex_field(&p, limit, ':', 8, &x) < 0)
 			return -EINVAL;
 	} else {
-		if (cm_pt_hex_field(&p, limit, '\0', 8, &x) < 0)
+		if (proto_hex_field(&p, limit, '\0', 8, &x) < 0)
 			return -EINVAL;
 	}
 	d.srqn = (uint32_t)x;
@@ -272,11 +272,11 @@ pv_cm_perftest_dest_decode(const char *msg, size_t len, int use_gid,
 }
 
 int
-pv_cm_perftest_begin(struct pv_cm_perftest *pt, int local_mtu)
+pv_perftest_begin(struct pv_perftest *pt, int local_mtu)
 {
-	char mine_v[PV_CM_PERFTEST_VERSION_LEN] = PV_CM_PERFTEST_VERSION;
-	char theirs_v[PV_CM_PERFTEST_VERSION_LEN];
-	char mine_mtu[CM_PT_MTU_LEN + 1], theirs_mtu[CM_PT_MTU_LEN + 1];
+	char mine_v[PV_PERFTEST_VERSION_LEN] = PV_PERFTEST_VERSION;
+	char theirs_v[PV_PERFTEST_VERSION_LEN];
+	char mine_mtu[PROTO_MTU_LEN + 1], theirs_mtu[PROTO_MTU_LEN + 1];
 	uint32_t mine_u32, theirs_u32;
 	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
 	uint32_t line = (uint32_t)sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
@@ -285,89 +285,89 @@ pv_cm_perftest_begin(struct pv_cm_perftest *pt, int local_mtu)
 	long rm;
 	int ret;
 
-	ret = cm_pt_check(pt);
+	ret = proto_check(pt);
 	if (ret < 0 || local_mtu < 1 || local_mtu > 5)
 		return -EINVAL;
 	if (line == 0 || line > 4096)
 		line = 64;
 
 	/* 1. versions: a NUL-padded 16-byte string each way */
-	ret = pv_cm_perftest_xchg(pt, mine_v, theirs_v, sizeof(theirs_v));
+	ret = pv_perftest_xchg(pt, mine_v, theirs_v, sizeof(theirs_v));
 	if (ret < 0)
 		goto err_io;
 	memcpy(pt->remote_version, theirs_v, sizeof(theirs_v));
-	pt->remote_version[PV_CM_PERFTEST_VERSION_LEN] = '\0';
+	pt->remote_version[PV_PERFTEST_VERSION_LEN] = '\0';
 	rv = strtod(pt->remote_version, &end);
-	if (end == pt->remote_version || rv < CM_PT_MIN_REMOTE_VERSION) {
-		CM_PT_LOG(ERR, "peer perftest version \"%s\" is older than %.2f",
-			  pt->remote_version, CM_PT_MIN_REMOTE_VERSION);
+	if (end == pt->remote_version || rv < PROTO_MIN_REMOTE_VERSION) {
+		PROTO_LOG(ERR, "peer perftest version \"%s\" is older than %.2f",
+			  pt->remote_version, PROTO_MIN_REMOTE_VERSION);
 		return -EPROTO;
 	}
 
 	/* 2. sys data: page size and cache line, big-endian int32, keep the max */
 	mine_u32 = htobe32(page);
-	ret = pv_cm_perftest_xchg(pt, &mine_u32, &theirs_u32, sizeof(theirs_u32));
+	ret = pv_perftest_xchg(pt, &mine_u32, &theirs_u32, sizeof(theirs_u32));
 	if (ret < 0)
 		goto err_io;
 	pt->cycle_buffer = RTE_MAX(page, be32toh(theirs_u32));
 	mine_u32 = htobe32(line);
-	ret = pv_cm_perftest_xchg(pt, &mine_u32, &theirs_u32, sizeof(theirs_u32));
+	ret = pv_perftest_xchg(pt, &mine_u32, &theirs_u32, sizeof(theirs_u32));
 	if (ret < 0)
 		goto err_io;
 	pt->cache_line_size = RTE_MAX(line, be32toh(theirs_u32));
 
 	/* 3. MTU: the enum value as "%d" text in 2 bytes; both keep the smaller */
 	snprintf(mine_mtu, sizeof(mine_mtu), "%d", local_mtu);
-	ret = pv_cm_perftest_xchg(pt, mine_mtu, theirs_mtu, CM_PT_MTU_LEN);
+	ret = pv_perftest_xchg(pt, mine_mtu, theirs_mtu, PROTO_MTU_LEN);
 	if (ret < 0)
 		goto err_io;
-	theirs_mtu[CM_PT_MTU_LEN] = '\0';
+	theirs_mtu[PROTO_MTU_LEN] = '\0';
 	rm = strtol(theirs_mtu, NULL, 10);
 	/* perftest ignores an invalid remote value, so do we */
 	pt->mtu = (rm >= 1 && rm <= 5 && rm < local_mtu) ? (int)rm : local_mtu;
 	pt->handshakes = 0;
-	CM_PT_LOG(DEBUG, "%s: peer version %s, page %u, cache line %u, mtu %d",
-		  cm_pt_seqs[pt->test].name, pt->remote_version, pt->cycle_buffer,
+	PROTO_LOG(DEBUG, "%s: peer version %s, page %u, cache line %u, mtu %d",
+		  proto_seqs[pt->test].name, pt->remote_version, pt->cycle_buffer,
 		  pt->cache_line_size, pt->mtu);
 	return 0;
 
 err_io:
-	CM_PT_LOG(ERR, "%s: exchange with peer failed: %s", cm_pt_seqs[pt->test].name,
+	PROTO_LOG(ERR, "%s: exchange with peer failed: %s", proto_seqs[pt->test].name,
 		  strerror(-ret));
 	return ret;
 }
 
 /* One ctx_hand_shake(): our address out, theirs in (client writes first). */
 static int
-cm_pt_handshake(struct pv_cm_perftest *pt)
+proto_handshake(struct pv_perftest *pt)
 {
-	char mine[PV_CM_PERFTEST_DEST_LEN_GID], theirs[PV_CM_PERFTEST_DEST_LEN_GID];
-	struct pv_cm_perftest_dest rd;
+	char mine[PV_PERFTEST_DEST_LEN_GID], theirs[PV_PERFTEST_DEST_LEN_GID];
+	struct pv_perftest_dest rd;
 	int len, ret;
 
-	len = pv_cm_perftest_dest_encode(&pt->local, pt->use_gid, mine, sizeof(mine));
+	len = pv_perftest_dest_encode(&pt->local, pt->use_gid, mine, sizeof(mine));
 	if (len < 0) {
-		CM_PT_LOG(ERR, "local address does not fit perftest's format (qpn 0x%x psn 0x%x)",
+		PROTO_LOG(ERR, "local address does not fit perftest's format (qpn 0x%x psn 0x%x)",
 			  pt->local.qpn, pt->local.psn);
 		return len;
 	}
-	ret = pv_cm_perftest_xchg(pt, mine, theirs, (size_t)len);
+	ret = pv_perftest_xchg(pt, mine, theirs, (size_t)len);
 	if (ret < 0) {
-		CM_PT_LOG(ERR, "%s: handshake %u: %s", cm_pt_seqs[pt->test].name,
+		PROTO_LOG(ERR, "%s: handshake %u: %s", proto_seqs[pt->test].name,
 			  pt->handshakes + 1, strerror(-ret));
 		return ret;
 	}
-	if (pv_cm_perftest_dest_decode(theirs, (size_t)len, pt->use_gid, &rd) < 0) {
-		CM_PT_LOG(ERR, "%s: handshake %u: malformed peer message \"%.*s\"",
-			  cm_pt_seqs[pt->test].name, pt->handshakes + 1, len, theirs);
+	if (pv_perftest_dest_decode(theirs, (size_t)len, pt->use_gid, &rd) < 0) {
+		PROTO_LOG(ERR, "%s: handshake %u: malformed peer message \"%.*s\"",
+			  proto_seqs[pt->test].name, pt->handshakes + 1, len, theirs);
 		return -EPROTO;
 	}
 	if (pt->handshakes == 0) {
 		pt->remote = rd;
 	} else if (memcmp(&rd, &pt->remote, sizeof(rd)) != 0) {
 		/* perftest resends the same address at every barrier */
-		CM_PT_LOG(ERR, "%s: handshake %u: peer address changed (qpn 0x%x psn 0x%x -> "
-			  "qpn 0x%x psn 0x%x)", cm_pt_seqs[pt->test].name, pt->handshakes + 1,
+		PROTO_LOG(ERR, "%s: handshake %u: peer address changed (qpn 0x%x psn 0x%x -> "
+			  "qpn 0x%x psn 0x%x)", proto_seqs[pt->test].name, pt->handshakes + 1,
 			  pt->remote.qpn, pt->remote.psn, rd.qpn, rd.psn);
 		return -EPROTO;
 	}
@@ -376,47 +376,47 @@ cm_pt_handshake(struct pv_cm_perftest *pt)
 }
 
 static int
-cm_pt_handshakes(struct pv_cm_perftest *pt, unsigned int count)
+proto_handshakes(struct pv_perftest *pt, unsigned int count)
 {
 	int ret = 0;
 
 	while (count-- > 0 && ret == 0)
-		ret = cm_pt_handshake(pt);
+		ret = proto_handshake(pt);
 	return ret;
 }
 
 int
-pv_cm_perftest_exchange_dest(struct pv_cm_perftest *pt)
+pv_perftest_exchange_dest(struct pv_perftest *pt)
 {
-	int ret = cm_pt_check(pt);
+	int ret = proto_check(pt);
 
 	if (ret < 0)
 		return ret;
-	return cm_pt_handshakes(pt, cm_pt_seqs[pt->test].before_rtr);
+	return proto_handshakes(pt, proto_seqs[pt->test].before_rtr);
 }
 
 int
-pv_cm_perftest_ready(struct pv_cm_perftest *pt)
+pv_perftest_ready(struct pv_perftest *pt)
 {
-	int ret = cm_pt_check(pt);
+	int ret = proto_check(pt);
 
 	if (ret < 0)
 		return ret;
-	return cm_pt_handshakes(pt, cm_pt_seqs[pt->test].after_rts);
+	return proto_handshakes(pt, proto_seqs[pt->test].after_rts);
 }
 
 int
-pv_cm_perftest_sync(struct pv_cm_perftest *pt)
+pv_perftest_sync(struct pv_perftest *pt)
 {
-	int ret = cm_pt_check(pt);
+	int ret = proto_check(pt);
 
 	if (ret < 0)
 		return ret;
-	return cm_pt_handshake(pt);
+	return proto_handshake(pt);
 }
 
 static uint64_t
-cm_pt_double_to_be(double d)
+proto_double_to_be(double d)
 {
 	uint64_t u;
 
@@ -425,7 +425,7 @@ cm_pt_double_to_be(double d)
 }
 
 static double
-cm_pt_be_to_double(uint64_t be)
+proto_be_to_double(uint64_t be)
 {
 	uint64_t u = be64toh(be);
 	double d;
@@ -436,10 +436,10 @@ cm_pt_be_to_double(uint64_t be)
 
 /* xchg_bw_reports(): five 8-byte values, each exchanged on its own */
 static int
-cm_pt_bw_reports(struct pv_cm_perftest *pt, const struct pv_cm_perftest_bw_report *mine,
-		 struct pv_cm_perftest_bw_report *theirs_p)
+proto_bw_reports(struct pv_perftest *pt, const struct pv_perftest_bw_report *mine,
+		 struct pv_perftest_bw_report *theirs_p)
 {
-	static const struct pv_cm_perftest_bw_report zero;
+	static const struct pv_perftest_bw_report zero;
 	uint64_t out[5], in[5];
 	unsigned int i;
 	int ret;
@@ -448,34 +448,34 @@ cm_pt_bw_reports(struct pv_cm_perftest *pt, const struct pv_cm_perftest_bw_repor
 		mine = &zero;
 	out[0] = htobe64(mine->size);
 	out[1] = htobe64(mine->iters);
-	out[2] = cm_pt_double_to_be(mine->bw_peak);
-	out[3] = cm_pt_double_to_be(mine->bw_avg);
-	out[4] = cm_pt_double_to_be(mine->msg_rate);
+	out[2] = proto_double_to_be(mine->bw_peak);
+	out[3] = proto_double_to_be(mine->bw_avg);
+	out[4] = proto_double_to_be(mine->msg_rate);
 	for (i = 0; i < RTE_DIM(out); i++) {
-		ret = pv_cm_perftest_xchg(pt, &out[i], &in[i], sizeof(in[i]));
+		ret = pv_perftest_xchg(pt, &out[i], &in[i], sizeof(in[i]));
 		if (ret < 0)
 			return ret;
 	}
 	if (theirs_p != NULL) {
 		theirs_p->size = be64toh(in[0]);
 		theirs_p->iters = be64toh(in[1]);
-		theirs_p->bw_peak = cm_pt_be_to_double(in[2]);
-		theirs_p->bw_avg = cm_pt_be_to_double(in[3]);
-		theirs_p->msg_rate = cm_pt_be_to_double(in[4]);
+		theirs_p->bw_peak = proto_be_to_double(in[2]);
+		theirs_p->bw_avg = proto_be_to_double(in[3]);
+		theirs_p->msg_rate = proto_be_to_double(in[4]);
 	}
 	return 0;
 }
 
 /* Best effort: read the peer's "done" or its end of stream so close() sends FIN, not RST. */
 static void
-cm_pt_drain(int fd)
+proto_drain(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	char buf[PV_CM_PERFTEST_DONE_LEN];
+	char buf[PV_PERFTEST_DONE_LEN];
 	size_t got = 0;
 	ssize_t n;
 
-	while (got < sizeof(buf) && poll(&pfd, 1, CM_PT_DONE_WAIT_MS) > 0) {
+	while (got < sizeof(buf) && poll(&pfd, 1, PROTO_DONE_WAIT_MS) > 0) {
 		n = recv(fd, buf + got, sizeof(buf) - got, MSG_DONTWAIT);
 		if (n <= 0)
 			break;
@@ -484,32 +484,32 @@ cm_pt_drain(int fd)
 }
 
 int
-pv_cm_perftest_finish(struct pv_cm_perftest *pt,
-		      const struct pv_cm_perftest_bw_report *local_report,
-		      struct pv_cm_perftest_bw_report *remote_report_p)
+pv_perftest_finish(struct pv_perftest *pt,
+		   const struct pv_perftest_bw_report *local_report,
+		   struct pv_perftest_bw_report *remote_report_p)
 {
-	const struct cm_pt_seq *seq;
-	int ret = cm_pt_check(pt);
+	const struct proto_seq *seq;
+	int ret = proto_check(pt);
 
 	if (ret < 0)
 		return ret;
-	seq = &cm_pt_seqs[pt->test];
+	seq = &proto_seqs[pt->test];
 	if (!seq->close)
 		return 0;
-	ret = cm_pt_handshakes(pt, seq->end_sync);
+	ret = proto_handshakes(pt, seq->end_sync);
 	if (ret == 0 && seq->bw_report) {
-		ret = cm_pt_bw_reports(pt, local_report, remote_report_p);
+		ret = proto_bw_reports(pt, local_report, remote_report_p);
 		if (ret < 0)
-			CM_PT_LOG(ERR, "%s: bw report exchange: %s", seq->name, strerror(-ret));
+			PROTO_LOG(ERR, "%s: bw report exchange: %s", seq->name, strerror(-ret));
 	}
 	/* ctx_close_connection(): one more handshake, then "done" */
 	if (ret == 0)
-		ret = cm_pt_handshake(pt);
+		ret = proto_handshake(pt);
 	if (ret == 0)
-		ret = pv_cm_oob_send(pt->fd, cm_pt_done, sizeof(cm_pt_done));
+		ret = pv_cm_oob_send(pt->fd, proto_done, sizeof(proto_done));
 	if (ret < 0)
 		return ret;
 	shutdown(pt->fd, SHUT_WR);
-	cm_pt_drain(pt->fd);
+	proto_drain(pt->fd);
 	return 0;
 }

@@ -44,9 +44,6 @@ struct hw_dev {
 static struct ibv_device **hw_list;
 static int hw_nb_devs;
 
-/* defined by PV_DRIVER_REGISTER() at the end of this file */
-static struct pv_driver pv_driver_mlx5;
-
 static void
 hw_memlock_check(const char *what)
 {
@@ -61,7 +58,8 @@ hw_memlock_check(const char *what)
 }
 
 static int
-hw_probe(const char *const *devargs __rte_unused, int nb_devargs __rte_unused)
+hw_probe(const struct pv_driver *driver, const char *const *devargs __rte_unused,
+	 int nb_devargs __rte_unused)
 {
 	int i, n = 0, ret;
 
@@ -91,7 +89,7 @@ hw_probe(const char *const *devargs __rte_unused, int nb_devargs __rte_unused)
 		snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path), "%s",
 			 hw_list[i]->ibdev_path);
 		dev->ibdev.node_guid = ibv_get_device_guid(hw_list[i]);
-		ret = pv_device_add(&pv_driver_mlx5, &dev->ibdev);
+		ret = pv_device_add(driver, &dev->ibdev);
 		if (ret != 0) {
 			MLX5_LOG(ERR, "%s: cannot add: %s", dev->ibdev.name, rte_strerror(-ret));
 			free(dev);
