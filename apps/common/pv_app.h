@@ -76,6 +76,17 @@ int pv_app_eal_default(struct pv_app_eal *e, const char *app, int server, uint16
  */
 int pv_app_eal_model(struct pv_app_eal *e, const char *app, const char *prog);
 
+/**
+ * Wait until some process listens on the unix socket @p path (a memif
+ * server), reading /proc/net/unix: connecting to find out would upset the
+ * memif server, and a stale socket file proves nothing.
+ *
+ * @param timeout_ms  How long to wait, in milliseconds (polled every 100).
+ * @return 0 when it listens, -ETIMEDOUT.
+ * Thread: any; sleeps.
+ */
+int pv_app_sock_wait(const char *path, unsigned int timeout_ms);
+
 /** What a QP is connected to: the peer's side, exchanged out of band. */
 struct pv_app_qp_peer {
 	uint32_t qpn;		/* the peer's QP number: our dest_qp_num */

@@ -54,11 +54,7 @@ pv_app_hugepages_usable(void)
 	return mounted && free_pages * page_kb >= PV_APP_MIN_HUGE_KB;
 }
 
-/*
- * Nonzero when some process listens on the unix socket @p path. Read from
- * /proc/net/unix (flag __SO_ACCEPTCON, 0x10000): connecting to find out
- * would upset the memif server, and a stale socket file proves nothing.
- */
+/* Nonzero when some process listens on the unix socket @p path (flag __SO_ACCEPTCON, 0x10000). */
 static int
 pv_app_sock_listening(const char *path)
 {
@@ -77,6 +73,19 @@ pv_app_sock_listening(const char *path)
 	}
 	fclose(f);
 	return found;
+}
+
+int
+pv_app_sock_wait(const char *path, unsigned int timeout_ms)
+{
+	unsigned int waited_ms;
+
+	for (waited_ms = 0; !pv_app_sock_listening(path); waited_ms += 100) {
+		if (waited_ms >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(100000);
+	}
+	return 0;
 }
 
 void
@@ -126,7 +135,7 @@ pv_app_eal_default(struct pv_app_eal *e, const char *app, int server, uint16_t t
 {
 	int lcore = server || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : 1;
 	char sock[96];
-	int i, ret;
+	int ret;
 
 	snprintf(sock, sizeof(sock), "/tmp/pv-%s-%u.sock", app, tcp_port);
 	pv_app_eal_init(e, prog);
@@ -159,8 +168,7 @@ pv_app_eal_default(struct pv_app_eal *e, const char *app, int server, uint16_t t
 		 * The memif client connects once, when it is probed: wait until
 		 * the server listens (a stale socket file is not enough).
 		 */
-		for (i = 0; i < PV_APP_SOCKET_WAIT_S * 10 && !pv_app_sock_listening(sock); i++)
-			usleep(100000);
+		pv_app_sock_wait(sock, PV_APP_SOCKET_WAIT_S * 1000);
 		/* the server listens from its EAL init on, but refuses clients
 		 * until its port is started, a moment later */
 		usleep(500000);

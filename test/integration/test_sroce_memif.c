@@ -28,6 +28,7 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define BIG (1u << 20)
@@ -568,8 +569,15 @@ main(void)
 		if (pid[i] < 0)
 			return 1;
 		if (pid[i] == 0) {
-			if (i == 1)
-				usleep(300000);	/* the server listens first */
+			if (i == 1) {
+				/*
+				 * the server listens first: wait for its socket (EAL
+				 * start-up takes seconds on a loaded machine), then for
+				 * its port, which it starts a moment later
+				 */
+				pv_app_sock_wait(sockpath, 30000);
+				usleep(300000);
+			}
 			close(sv[1 - i]);
 			_exit(child(i == 0, sockpath, sv[i]));
 		}

@@ -36,6 +36,7 @@
 
 #include "pv_rtc.h"
 #include "pv_verbs.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define ROUNDS		8
@@ -258,8 +259,15 @@ round_run(int round)
 				_exit(1);
 			setvbuf(stdout, NULL, _IOLBF, 0);
 			close(sv[1 - i]);
-			if (i == 1)
-				usleep(300000);	/* the server listens first */
+			if (i == 1) {
+				/*
+				 * the server listens first: wait for its socket (EAL
+				 * start-up takes seconds on a loaded machine), then for
+				 * its port, which it starts a moment later
+				 */
+				pv_app_sock_wait(sockpath, 30000);
+				usleep(300000);
+			}
 			st = side_main(&s, sockpath, round);
 			fflush(stdout);
 			_exit(st);

@@ -10,7 +10,11 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <CUnit/Basic.h>
 
@@ -256,6 +260,27 @@ test_mtu_from_bytes(void)
 	CU_ASSERT_EQUAL(pv_app_mtu_from_bytes(0), 0);
 }
 
+static void
+test_sock_wait(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/pv-ut-app-%d.sock", (int)getpid());
+	unlink(sa.sun_path);
+	CU_ASSERT_EQUAL(pv_app_sock_wait(sa.sun_path, 0), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(pv_app_sock_wait(sa.sun_path, 200), -ETIMEDOUT);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	/* bound is not enough: a stale socket file is bound too */
+	CU_ASSERT_EQUAL(pv_app_sock_wait(sa.sun_path, 0), -ETIMEDOUT);
+	CU_ASSERT_EQUAL_FATAL(listen(fd, 1), 0);
+	CU_ASSERT_EQUAL(pv_app_sock_wait(sa.sun_path, 0), 0);
+	close(fd);
+	unlink(sa.sun_path);
+}
+
 static const struct ut_case ut_app_common_cases[] = {
 	{ "qp opts defaults", test_opts_defaults },
 	{ "rc attributes", test_attr_rc },
@@ -265,6 +290,7 @@ static const struct ut_case ut_app_common_cases[] = {
 	{ "connect sequence and failures", test_connect_sequence },
 	{ "eal vector", test_eal_vector },
 	{ "mtu from bytes", test_mtu_from_bytes },
+	{ "socket wait", test_sock_wait },
 	{ NULL, NULL },
 };
 
