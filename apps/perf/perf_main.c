@@ -21,7 +21,7 @@
 #include <pv_rtc.h>
 
 #include "perf.h"
-#include "pv_app_eal.h"
+#include "pv_app.h"
 
 #define PERF_PORT_UP_S		10
 
@@ -180,9 +180,9 @@ int
 main(int argc, char **argv)
 {
 	struct perf_run r, s;
-	char *eal[PV_APP_EAL_MAX_ARGS + 1];
+	static struct pv_app_eal eal;	/* EAL keeps pointers to argv */
 	char **app;
-	int ret, napp, neal;
+	int ret, napp;
 
 	memset(&r, 0, sizeof(r));
 	memset(&s, 0, sizeof(s));
@@ -199,11 +199,11 @@ main(int argc, char **argv)
 			return 1;
 		/* a loopback without EAL args: the device that needs none */
 		if (r.p.loopback)
-			neal = pv_app_eal_model("perf", argv[0], eal);
+			ret = pv_app_eal_model(&eal, "perf", argv[0]);
 		else
-			neal = pv_app_eal_default("perf", r.p.server == NULL, r.p.tcp_port,
-						  argv[0], eal);
-		ret = pv_init(neal, eal);
+			ret = pv_app_eal_default(&eal, "perf", r.p.server == NULL, r.p.tcp_port,
+						 argv[0]);
+		ret = ret ?: pv_init(eal.argc, eal.argv);
 		if (ret < 0) {
 			fprintf(stderr, "pv-perf: pv_init: %s\n", strerror(-ret));
 			return 1;

@@ -14,6 +14,7 @@
 #include <rte_malloc.h>
 
 #include "perf.h"
+#include "pv_app.h"
 
 static uint64_t
 perf_align(uint64_t v, uint64_t a)
@@ -364,7 +365,13 @@ perf_res_peer_init(struct perf_run *s, struct perf_run *c)
 int
 perf_res_connect(struct perf_run *r)
 {
-	struct pv_qp_attr a;
+	struct pv_app_qp_peer peer = {
+		.qpn = r->remote.qpn,
+		.psn = r->remote.psn,
+		.gid = r->remote.gid,
+		.lid = r->remote.lid,
+	};
+	struct pv_app_qp_opts o;
 	uint8_t reads;
 	int ret;
 
@@ -375,59 +382,28 @@ perf_res_connect(struct perf_run *r)
 	if (reads == 0)
 		reads = 1;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = r->p.ib_port;
-	a.qp_access_flags = PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE |
-			    PV_ACCESS_REMOTE_READ;
-	ret = pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
-			   PV_QP_ACCESS_FLAGS);
+	pv_app_qp_opts_init(&o);
+	o.name = "pv-perf";
+	o.port_num = r->p.ib_port;
+	o.sgid_index = r->p.gid_index;
+	o.mtu = r->mtu;
+	o.access = PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ;
+	o.sq_psn = r->local.psn;
+	o.max_rd_atomic = reads;
+	o.max_dest_rd_atomic = reads;
+	ret = pv_app_qp_modify(r->qp, PV_QPS_INIT, &o, &peer);
+	if (ret != 0)
+		return ret;
+	ret = pv_app_qp_modify(r->qp, PV_QPS_RTR, &o, &peer);
 	if (ret != 0) {
-		fprintf(stderr, "pv-perf: QP to INIT: %s\n", strerror(ret));
-		return -ret;
-	}
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTR;
-	a.path_mtu = r->mtu;
-	a.dest_qp_num = r->remote.qpn;
-	a.rq_psn = r->remote.psn;
-	a.max_dest_rd_atomic = reads;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.dlid = r->remote.lid;
-	a.ah_attr.port_num = r->p.ib_port;
-	a.ah_attr.grh.dgid = r->remote.gid;
-	a.ah_attr.grh.sgid_index = r->p.gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	ret = pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU |
-			   PV_QP_DEST_QPN | PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC |
-			   PV_QP_MIN_RNR_TIMER);
-	if (ret != 0) {
-		fprintf(stderr, "pv-perf: QP to RTR: %s\n", strerror(ret));
 		if (r->p.loopback)
 			fprintf(stderr, "pv-perf: --loopback: %s does not connect two of its own "
 				"QPs to each other (softroce, for one, refuses a path to its own "
 				"IP address); use the mlx5 device model (--model), a ConnectX, "
 				"or a server and a client process\n", r->p.ib_dev);
-		return -ret;
+		return ret;
 	}
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = r->local.psn;
-	a.max_rd_atomic = reads;
-	ret = pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_TIMEOUT | PV_QP_RETRY_CNT |
-			   PV_QP_RNR_RETRY | PV_QP_SQ_PSN | PV_QP_MAX_QP_RD_ATOMIC);
-	if (ret != 0) {
-		fprintf(stderr, "pv-perf: QP to RTS: %s\n", strerror(ret));
-		return -ret;
-	}
-	return 0;
+	return pv_app_qp_modify(r->qp, PV_QPS_RTS, &o, &peer);
 }
 
 void

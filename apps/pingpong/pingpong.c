@@ -33,7 +33,7 @@
 #include <pv_rtc.h>
 #include <pv_verbs.h>
 
-#include "../perf/pv_app_eal.h"
+#include "pv_app.h"
 
 enum {
 	PP_RECV_WRID = 1,
@@ -63,72 +63,41 @@ struct pp_ctx {
 static int pp_page_size;
 static int pp_validate_buf;
 
-static enum pv_mtu
-pp_mtu_to_enum(int mtu)
+/* as rc_pingpong's attributes, the local side of pp_connect_ctx() and INIT */
+static void
+pp_qp_opts(struct pv_app_qp_opts *o, int port, int my_psn, enum pv_mtu mtu, int sl,
+	   int sgid_idx)
 {
-	switch (mtu) {
-	case 256:
-		return PV_MTU_256;
-	case 512:
-		return PV_MTU_512;
-	case 1024:
-		return PV_MTU_1024;
-	case 2048:
-		return PV_MTU_2048;
-	case 4096:
-		return PV_MTU_4096;
-	default:
-		return 0;
-	}
+	pv_app_qp_opts_init(o);
+	o->name = "pv-pingpong";
+	o->port_num = port;
+	o->mtu = mtu;
+	o->sl = sl;
+	o->sgid_index = sgid_idx;
+	o->hop_limit = 1;
+	o->sq_psn = my_psn;
 }
 
 static int
 pp_connect_ctx(struct pp_ctx *ctx, int port, int my_psn, enum pv_mtu mtu, int sl,
 	       const struct pv_cm_pp_dest *dest, int sgid_idx)
 {
-	struct pv_qp_attr attr;
+	struct pv_app_qp_peer peer = { .qpn = dest->qpn, .psn = dest->psn, .lid = dest->lid };
+	struct pv_app_qp_opts o;
 	uint64_t iid;
-	int ret;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_RTR;
-	attr.path_mtu = mtu;
-	attr.dest_qp_num = dest->qpn;
-	attr.rq_psn = dest->psn;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 12;
-	attr.ah_attr.dlid = dest->lid;
-	attr.ah_attr.sl = sl;
-	attr.ah_attr.port_num = port;
+	pp_qp_opts(&o, port, my_psn, mtu, sl, sgid_idx);
 	/* as rc_pingpong: a GRH when the peer sent a GID (interface id set) */
 	memcpy(&iid, dest->gid + 8, sizeof(iid));
-	if (iid != 0) {
-		attr.ah_attr.is_global = 1;
-		attr.ah_attr.grh.hop_limit = 1;
-		memcpy(attr.ah_attr.grh.dgid.raw, dest->gid, 16);
-		attr.ah_attr.grh.sgid_index = sgid_idx;
-	}
-	ret = pv_modify_qp(ctx->qp, &attr, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU |
-			   PV_QP_DEST_QPN | PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC |
-			   PV_QP_MIN_RNR_TIMER);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTR\n");
-		if (!attr.ah_attr.is_global)
+	if (iid != 0)
+		memcpy(peer.gid.raw, dest->gid, 16);
+	if (pv_app_qp_modify(ctx->qp, PV_QPS_RTR, &o, &peer) != 0) {
+		if (iid == 0)
 			fprintf(stderr, "(RoCE needs a GID on both sides: -g <index of an IPv4-mapped GID>, 1 on softroce)\n");
 		return 1;
 	}
-	attr.qp_state = PV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.sq_psn = my_psn;
-	attr.max_rd_atomic = 1;
-	ret = pv_modify_qp(ctx->qp, &attr, PV_QP_STATE | PV_QP_TIMEOUT | PV_QP_RETRY_CNT |
-			   PV_QP_RNR_RETRY | PV_QP_SQ_PSN | PV_QP_MAX_QP_RD_ATOMIC);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTS\n");
+	if (pv_app_qp_modify(ctx->qp, PV_QPS_RTS, &o, &peer) != 0)
 		return 1;
-	}
 	return 0;
 }
 
@@ -230,6 +199,7 @@ static struct pp_ctx *
 pp_init_ctx(struct pv_device *ib_dev, int size, int rx_depth, int port, int use_event)
 {
 	struct pv_qp_init_attr init_attr;
+	struct pv_app_qp_opts qo;
 	struct pv_qp_attr attr;
 	struct pp_ctx *ctx;
 
@@ -301,16 +271,9 @@ pp_init_ctx(struct pv_device *ib_dev, int size, int rx_depth, int port, int use_
 	if (init_attr.cap.max_inline_data >= (uint32_t)size)
 		ctx->send_flags |= PV_SEND_INLINE;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_INIT;
-	attr.pkey_index = 0;
-	attr.port_num = port;
-	attr.qp_access_flags = 0;
-	if (pv_modify_qp(ctx->qp, &attr, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
-			 PV_QP_ACCESS_FLAGS)) {
-		fprintf(stderr, "Failed to modify QP to INIT\n");
+	pp_qp_opts(&qo, port, 0, PV_MTU_1024, 0, 0);
+	if (pv_app_qp_modify(ctx->qp, PV_QPS_INIT, &qo, NULL) != 0)
 		goto clean_qp;
-	}
 	return ctx;
 
 clean_qp:
@@ -585,7 +548,7 @@ main(int argc, char *argv[])
 	int sl = 0;
 	int gidx = -1;
 	char gid[INET6_ADDRSTRLEN];
-	char *eal[PV_APP_EAL_MAX_ARGS + 1];
+	static struct pv_app_eal eal;	/* EAL keeps pointers to argv */
 	int ret, server;
 
 	srand48(getpid() * time(NULL));
@@ -604,11 +567,9 @@ main(int argc, char *argv[])
 			argv++;
 		}
 	} else {
-		int neal;
-
 		pp_peek_role(argc, argv, &server, &port);
-		neal = pv_app_eal_default("pingpong", server, port, argv[0], eal);
-		ret = pv_init(neal, eal);
+		ret = pv_app_eal_default(&eal, "pingpong", server, port, argv[0]);
+		ret = ret ?: pv_init(eal.argc, eal.argv);
 		if (ret < 0) {
 			fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 			return 1;
@@ -663,7 +624,7 @@ main(int argc, char *argv[])
 			size = strtoul(optarg, NULL, 0);
 			break;
 		case 'm':
-			mtu = pp_mtu_to_enum(strtol(optarg, NULL, 0));
+			mtu = pv_app_mtu_from_bytes(strtol(optarg, NULL, 0));
 			if (mtu == 0) {
 				usage(argv[0]);
 				return 1;

@@ -40,6 +40,7 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *lbuf, *rbuf;
 static struct pv_mr *lmr, *rmr;
+static struct ut_buf *lb, *rb;
 static int memif_result = -1;	/* exit status of the memif server child */
 
 /* ---------------------------------------------------------------------- */
@@ -98,7 +99,7 @@ memif_init(const char *role, const char *sockpath, int ipb)
 	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no",
 		 role, sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.97.0.%d", ipb);
-	if (ut_pv_init("test_sroce_events", 256, prefix, 0, vdev, pvdev, NULL) < 0)
+	if (ut_pv_init("test_sroce_events", 256, prefix, "0", vdev, pvdev, NULL) < 0)
 		return 77;
 	ret = ut_dev_open_first(&ctx[0]);
 	if (ret != 0)
@@ -448,31 +449,46 @@ suite_init(void)
 {
 	if (ut_devs_open(ctx, pd, cq, 2 * DEPTH, 1) != 0)
 		return -1;
-	lbuf = aligned_alloc(64, BUF);
-	rbuf = aligned_alloc(64, BUF);
-	if (lbuf == NULL || rbuf == NULL)
+	if (ut_buf_pair_alloc(pd, BUF, &lb, &rb) != 0)
 		return -1;
-	lmr = pv_reg_mr(pd[0], lbuf, BUF, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BUF, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE |
-			PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC);
-	return lmr != NULL && rmr != NULL ? 0 : -1;
+	lbuf = lb->addr;
+	lmr = lb->mr;
+	rbuf = rb->addr;
+	rmr = rb->mr;
+	return 0;
 }
 
 static int
 suite_clean(void)
 {
-	pv_dereg_mr(lmr);
-	pv_dereg_mr(rmr);
+	size_t bad;
+
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(lb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(lbuf);
-	free(rbuf);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
+
+static const struct ut_case sroce_events_cases[] = {
+	{ "memif_peer_port_events", test_memif_peer_port_events },
+	{ "ring_link_down_up", test_ring_link_down_up },
+	{ "comm_est_first_receive_in_rtr", test_comm_est_first_receive_in_rtr },
+	{ "no_comm_est_in_rts", test_no_comm_est_in_rts },
+	{ "access_err_on_responder", test_access_err_on_responder },
+	{ "req_err_on_responder", test_req_err_on_responder },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_events_suite = {
+	.name = "sroce_events",
+	.init = suite_init,
+	.fini = suite_clean,
+	.cases = sroce_events_cases,
+};
 
 int
 main(void)
 {
-	CU_pSuite s;
 	int ret, fails;
 
 	/* children first: nothing of DPDK may exist in a process that forks */
@@ -481,16 +497,7 @@ main(void)
 				"ip=10.0.1.2");
 	if (ret != 0)
 		return ret;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_events", suite_init, suite_clean);
-	CU_add_test(s, "memif_peer_port_events", test_memif_peer_port_events);
-	CU_add_test(s, "ring_link_down_up", test_ring_link_down_up);
-	CU_add_test(s, "comm_est_first_receive_in_rtr", test_comm_est_first_receive_in_rtr);
-	CU_add_test(s, "no_comm_est_in_rts", test_no_comm_est_in_rts);
-	CU_add_test(s, "access_err_on_responder", test_access_err_on_responder);
-	CU_add_test(s, "req_err_on_responder", test_req_err_on_responder);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_events_suite);
 	pv_cleanup();
 	return fails != 0;
 }

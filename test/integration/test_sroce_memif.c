@@ -28,6 +28,7 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define BIG (1u << 20)
@@ -474,23 +475,28 @@ test_vanished_peer(void)
 	}
 }
 
+static const struct ut_case sroce_memif_cases[] = {
+	{ "opcodes_sizes", test_opcodes_sizes },
+	{ "atomics", test_atomics },
+	{ "access_violations", test_access_violations },
+	{ "rnr", test_rnr },
+	{ "loss", test_loss },
+	{ "vanished_peer", test_vanished_peer },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_memif_suite = {
+	.name = "sroce_memif",
+	.cases = sroce_memif_cases,
+};
+
 static int
 client_main(void)
 {
-	CU_pSuite s;
 	struct msg m = { .cmd = CMD_EXIT };
 	int fails;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_memif", NULL, NULL);
-	CU_add_test(s, "opcodes_sizes", test_opcodes_sizes);
-	CU_add_test(s, "atomics", test_atomics);
-	CU_add_test(s, "access_violations", test_access_violations);
-	CU_add_test(s, "rnr", test_rnr);
-	CU_add_test(s, "loss", test_loss);
-	CU_add_test(s, "vanished_peer", test_vanished_peer);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_memif_suite);
 	(void)xwrite(&m, sizeof(m));
 	return fails != 0;
 }
@@ -510,7 +516,7 @@ child(int server, const char *sockpath, int fd)
 		 server ? "server" : "client", sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.98.0.%d",
 		 server ? 1 : 2);
-	ret = ut_pv_init("test_sroce_memif", 256, prefix, server ? 0 : 1, vdev, pvdev, NULL);
+	ret = ut_pv_init("test_sroce_memif", 256, prefix, server ? "0" : "1", vdev, pvdev, NULL);
 	if (ret < 0)
 		return 77;
 	ret = ut_dev_open_first(&ctx);
@@ -563,8 +569,15 @@ main(void)
 		if (pid[i] < 0)
 			return 1;
 		if (pid[i] == 0) {
-			if (i == 1)
-				usleep(300000);	/* the server listens first */
+			if (i == 1) {
+				/*
+				 * the server listens first: wait for its socket (EAL
+				 * start-up takes seconds on a loaded machine), then for
+				 * its port, which it starts a moment later
+				 */
+				pv_app_sock_wait(sockpath, 30000);
+				usleep(300000);
+			}
 			close(sv[1 - i]);
 			_exit(child(i == 0, sockpath, sv[i]));
 		}

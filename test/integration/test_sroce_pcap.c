@@ -42,6 +42,7 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *lbuf, *rbuf;
 static struct pv_mr *lmr, *rmr;
+static struct ut_buf *lb, *rb;
 static struct ut_pair pair;
 static time_t t_start;
 
@@ -238,36 +239,47 @@ suite_init(void)
 {
 	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 0) != 0)
 		return -1;
-	lbuf = aligned_alloc(64, BIG);
-	rbuf = aligned_alloc(64, BIG);
-	if (lbuf == NULL || rbuf == NULL)
+	if (ut_buf_pair_alloc(pd, BIG, &lb, &rb) != 0)
 		return -1;
-	lmr = pv_reg_mr(pd[0], lbuf, BIG, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BIG, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE |
-			PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC);
-	return lmr != NULL && rmr != NULL ? 0 : -1;
+	lbuf = lb->addr;
+	lmr = lb->mr;
+	rbuf = rb->addr;
+	rmr = rb->mr;
+	return 0;
 }
 
 static int
 suite_clean(void)
 {
+	size_t bad;
+
 	if (pair.qa != NULL)
 		pv_destroy_qp(pair.qa);
 	if (pair.qb != NULL)
 		pv_destroy_qp(pair.qb);
-	pv_dereg_mr(lmr);
-	pv_dereg_mr(rmr);
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(lb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(lbuf);
-	free(rbuf);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
+
+static const struct ut_case sroce_pcap_cases[] = {
+	{ "traffic", test_traffic },
+	{ "files", test_files },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_pcap_suite = {
+	.name = "sroce_pcap",
+	.init = suite_init,
+	.fini = suite_clean,
+	.cases = sroce_pcap_cases,
+};
 
 int
 main(int argc, char **argv)
 {
 	char dev[2][256];
-	CU_pSuite s;
 	int ret, fails, i;
 
 	if (argc < 2) {
@@ -286,12 +298,7 @@ main(int argc, char **argv)
 	ret = ut_ring_pair_init("test_sroce_pcap", 256, "sroce_pc", RING_SLOTS, dev[0], dev[1]);
 	if (ret != 0)
 		return ret;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_pcap", suite_init, suite_clean);
-	CU_add_test(s, "traffic", test_traffic);
-	CU_add_test(s, "files", test_files);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_pcap_suite);
 	pv_cleanup();
 	if (fails == 0) {
 		for (i = 0; i < 2; i++)

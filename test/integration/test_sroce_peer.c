@@ -157,8 +157,7 @@ pair_connect(struct ut_pair *p, enum pv_qp_type type)
 {
 	const struct ut_qp_opts *o = &ut_qp_defaults;
 	struct pv_qp_init_attr ia;
-	struct pv_qp_attr a;
-	int ret, mask;
+	int ret;
 
 	if (type == PV_QPT_RC) {
 		ret = ut_pair_rtr(p, pd, cq, DEPTH, o, o, PSN_A, 0x200, port_mtu);
@@ -183,21 +182,13 @@ pair_connect(struct ut_pair *p, enum pv_qp_type type)
 	p->pb.psn = 0x200;
 	pv_query_gid(ctx[0], 1, 1, &p->pa.gid);
 	pv_query_gid(ctx[1], 1, 1, &p->pb.gid);
-	/* UC: no READ/atomic or RNR attributes (ibv_modify_qp(3)) */
+	/* UC: the helper leaves out READ/atomic and RNR attributes (ibv_modify_qp(3)) */
 	ret = ut_qp_init(p->qa, o);
 	ret = ret ? ret : ut_qp_init(p->qb, o);
-	mask = ut_qp_rtr_attr(&a, o, &p->pb, port_mtu) &
-	       ~(PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER);
-	ret = ret ? ret : ut_modify_qp_progress(p->qa, &a, mask, ctx[1]);
-	mask = ut_qp_rtr_attr(&a, o, &p->pa, port_mtu) &
-	       ~(PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER);
-	ret = ret ? ret : ut_modify_qp_progress(p->qb, &a, mask, ctx[0]);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = PSN_A;
-	ret = ret ? ret : pv_modify_qp(p->qa, &a, PV_QP_STATE | PV_QP_SQ_PSN);
-	a.sq_psn = 0x200;
-	return ret ? ret : pv_modify_qp(p->qb, &a, PV_QP_STATE | PV_QP_SQ_PSN);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qa, o, &p->pb, port_mtu, ctx[1]);
+	ret = ret ? ret : ut_qp_rtr_progress(p->qb, o, &p->pa, port_mtu, ctx[0]);
+	ret = ret ? ret : ut_qp_rts(p->qa, o, PSN_A);
+	return ret ? ret : ut_qp_rts(p->qb, o, 0x200);
 }
 
 static void
@@ -594,11 +585,24 @@ test_loss_no_double_delivery(void)
 	free(dst);
 }
 
+static const struct ut_case sroce_peer_cases[] = {
+	{ "rc_write_after_dereg", test_rc_write_after_dereg },
+	{ "uc_write_after_dereg", test_uc_write_after_dereg },
+	{ "read_stream_after_dereg", test_read_stream_after_dereg },
+	{ "read_duplicate_after_dereg", test_read_duplicate_after_dereg },
+	{ "rnr_then_ack_no_resend", test_rnr_then_ack_no_resend },
+	{ "loss_no_double_delivery", test_loss_no_double_delivery },
+	{ "init_qp_drop_reason", test_init_qp_drop_reason },
+	{ "destroy_mid_write", test_destroy_mid_write },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_peer_suite = { "sroce_peer", NULL, NULL, sroce_peer_cases };
+
 int
 main(void)
 {
 	struct pv_port_attr pa;
-	CU_pSuite s;
 	int ret, fails;
 
 	ret = ut_ring_pair_init("test_sroce_peer", 256, "peer", 4096, "ip=10.0.7.1",
@@ -614,18 +618,7 @@ main(void)
 	}
 	port_mtu = pa.active_mtu;
 	mtu = (uint32_t)pv_mtu_to_bytes(port_mtu);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_peer", NULL, NULL);
-	CU_add_test(s, "rc_write_after_dereg", test_rc_write_after_dereg);
-	CU_add_test(s, "uc_write_after_dereg", test_uc_write_after_dereg);
-	CU_add_test(s, "read_stream_after_dereg", test_read_stream_after_dereg);
-	CU_add_test(s, "read_duplicate_after_dereg", test_read_duplicate_after_dereg);
-	CU_add_test(s, "rnr_then_ack_no_resend", test_rnr_then_ack_no_resend);
-	CU_add_test(s, "loss_no_double_delivery", test_loss_no_double_delivery);
-	CU_add_test(s, "init_qp_drop_reason", test_init_qp_drop_reason);
-	CU_add_test(s, "destroy_mid_write", test_destroy_mid_write);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_peer_suite);
 	ut_devs_close(ctx, pd, cq);
 	pv_cleanup();
 	return fails != 0;

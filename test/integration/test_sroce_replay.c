@@ -76,6 +76,7 @@
 #include "pv_sroce.h"
 #include "pv_verbs.h"
 #include "sroce_wire.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define RP_MAX_FRAMES	2048
@@ -834,54 +835,33 @@ rp_qp_connect(struct rp_run *r)
 {
 	struct rp_cap *cap = r->cap;
 	int uc = (cap->c->flags & RP_UC) != 0;
-	struct pv_qp_attr a;
+	struct pv_app_qp_peer peer = {
+		.qpn = cap->qpn[r->peer],
+		.psn = cap->psn0[r->peer],
+	};
+	struct pv_app_qp_opts o;
 	uint32_t peer_ip;
-	int ret;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = uc ? PV_ACCESS_REMOTE_WRITE : PV_ACCESS_REMOTE_WRITE |
-			    PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC;
-	ret = pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
-			   PV_QP_ACCESS_FLAGS);
-	if (ret != 0)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTR;
-	a.path_mtu = cap->c->mtu;
-	a.dest_qp_num = cap->qpn[r->peer];
-	a.rq_psn = cap->psn0[r->peer];
-	a.max_dest_rd_atomic = 16;
+	pv_app_qp_opts_init(&o);
+	o.name = "test_sroce_replay";
+	o.sgid_index = 1;
+	o.mtu = cap->c->mtu;
+	o.access = uc ? PV_ACCESS_REMOTE_WRITE : PV_ACCESS_REMOTE_WRITE |
+		   PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC;
+	o.max_dest_rd_atomic = 16;
+	o.max_rd_atomic = 16;
 	/* what the captured application asked for (perftest and rc_pingpong: 12) */
-	a.min_rnr_timer = cap->rnr_timer[r->x] >= 0 ? cap->rnr_timer[r->x] : 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	inet_pton(AF_INET, rp_ip_str[r->peer], &peer_ip);
-	memcpy(&a.ah_attr.grh.dgid.raw[12], &peer_ip, 4);
-	a.ah_attr.grh.sgid_index = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	/* UC has no RNR and no READ/atomic responder resources (IBTA table 91) */
-	ret = pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN |
-			   PV_QP_RQ_PSN | (uc ? 0 : PV_QP_MAX_DEST_RD_ATOMIC |
-					   PV_QP_MIN_RNR_TIMER));
-	if (ret != 0)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = cap->psn0[r->x];
+	o.min_rnr_timer = cap->rnr_timer[r->x] >= 0 ? cap->rnr_timer[r->x] : 12;
+	o.sq_psn = cap->psn0[r->x];
 	/* perftest's default, 14 (67 ms), where the capture has timeouts; else
 	 * 18 (1.1 s): a descheduled test must not see spurious retransmissions */
-	a.timeout = cap->c->flags & (RP_LOSS_VM1 | RP_LOSS_VM2) ? 14 : 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	if (uc)
-		return pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_SQ_PSN);
-	return pv_modify_qp(r->qp, &a, PV_QP_STATE | PV_QP_SQ_PSN | PV_QP_TIMEOUT |
-			    PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC);
+	o.timeout = cap->c->flags & (RP_LOSS_VM1 | RP_LOSS_VM2) ? 14 : 18;
+	/* the peer's IPv4-mapped GID */
+	peer.gid.raw[10] = 0xff;
+	peer.gid.raw[11] = 0xff;
+	inet_pton(AF_INET, rp_ip_str[r->peer], &peer_ip);
+	memcpy(&peer.gid.raw[12], &peer_ip, 4);
+	return -pv_app_qp_connect(r->qp, &o, &peer);
 }
 
 /* the peer's ARP request for X's address: softroce learns the peer's MAC */
@@ -1502,7 +1482,13 @@ main(int argc, char **argv)
 	char prefix[64], dev[2][160];
 	char names[RTE_DIM(rp_cases) * 2][64];
 	struct stat st;
-	CU_pSuite suite;
+	static struct ut_case cases[RTE_DIM(rp_cases) * 2 + 1];	/* { NULL } last */
+	const struct ut_suite suite = {
+		.name = "sroce_replay",
+		.init = suite_init,
+		.fini = suite_clean,
+		.cases = cases,
+	};
 	unsigned int i;
 	int ret, fails;
 
@@ -1519,7 +1505,7 @@ main(int argc, char **argv)
 			 "mac=%02x:%02x:%02x:%02x:%02x:%02x,mtu=9000", i + 1, rp_ip_str[i],
 			 rp_mac[i][0], rp_mac[i][1], rp_mac[i][2], rp_mac[i][3], rp_mac[i][4],
 			 rp_mac[i][5]);
-	ret = ut_pv_init("test_sroce_replay", 256, prefix, 0, dev[0], dev[1], NULL);
+	ret = ut_pv_init("test_sroce_replay", 256, prefix, "0", dev[0], dev[1], NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;
@@ -1528,15 +1514,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "net_ring PMD not available\n");
 		return 77;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("sroce_replay", suite_init, suite_clean);
 	for (i = 0; i < RTE_DIM(rp_cases) * 2; i++) {
 		snprintf(names[i], sizeof(names[i]), "%s as %s", rp_cases[i / 2].name,
 			 i % 2 == 0 ? "vm1 (server)" : "vm2 (client)");
-		CU_add_test(suite, names[i], test_replay);
+		cases[i] = (struct ut_case){ names[i], test_replay, NULL };
 	}
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&suite);
 	pv_cleanup();
 	return fails != 0;
 }

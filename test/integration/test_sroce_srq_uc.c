@@ -32,6 +32,7 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define DEPTH	64
@@ -45,67 +46,35 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *sbuf, *rbuf, *chk;
 static struct pv_mr *smr, *rmr;
+static struct ut_buf *sb, *rb;
 
 /* ---------------------------------------------------------------------- */
 /* Connection helpers                                                     */
 /* ---------------------------------------------------------------------- */
 
-/* RTR blocks on ARP: run it on a helper thread while this one progresses the peer */
-static int
-qp_rtr(struct pv_qp *qp, const struct pv_qp *peer, uint32_t peer_psn, struct pv_context *other)
+/* the local side of every QP here; RTR runs on a helper thread while this one
+ * progresses @p other (RTR blocks on ARP) */
+static void
+qp_opts(struct pv_app_qp_opts *o, uint32_t psn, uint8_t rnr_retry, struct pv_context *other)
 {
-	struct pv_qp_attr a;
-	int mask;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTR;
-	a.path_mtu = PV_MTU_1024;
-	a.dest_qp_num = peer->qp_num;
-	a.rq_psn = peer_psn;
-	a.ah_attr.is_global = 1;
-	pv_query_gid(peer->context, 1, 1, &a.ah_attr.grh.dgid);
-	a.ah_attr.grh.sgid_index = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	mask = PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN | PV_QP_RQ_PSN;
-	if (qp->qp_type == PV_QPT_RC) {
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;	/* 10 us */
-		mask |= PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER;
-	}
-	return ut_modify_qp_progress(qp, &a, mask, other);
+	pv_app_qp_opts_init(o);
+	o->name = "test_sroce_srq_uc";
+	o->sgid_index = 1;
+	o->access = PV_ACCESS_REMOTE_WRITE;
+	o->sq_psn = psn;
+	o->rnr_retry = rnr_retry;
+	o->min_rnr_timer = 1;	/* 10 us */
+	o->modify = ut_qp_modify_progress_fn;
+	o->modify_arg = other;
 }
 
 static int
 qp_init(struct pv_qp *qp)
 {
-	struct pv_qp_attr a;
+	struct pv_app_qp_opts o;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = PV_ACCESS_REMOTE_WRITE;
-	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
-			    PV_QP_ACCESS_FLAGS);
-}
-
-static int
-qp_rts(struct pv_qp *qp, uint32_t psn, uint8_t rnr_retry)
-{
-	struct pv_qp_attr a;
-	int mask = PV_QP_STATE | PV_QP_SQ_PSN;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = psn;
-	if (qp->qp_type == PV_QPT_RC) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = rnr_retry;
-		a.max_rd_atomic = 1;
-		mask |= PV_QP_TIMEOUT | PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC;
-	}
-	return pv_modify_qp(qp, &a, mask);
+	qp_opts(&o, 0, 7, NULL);
+	return -pv_app_qp_modify(qp, PV_QPS_INIT, &o, NULL);
 }
 
 struct pair {
@@ -135,18 +104,29 @@ pair_connect(struct pair *p, enum pv_qp_type type, struct pv_srq *srq_b, uint32_
 	     uint8_t rnr_retry)
 {
 	const uint32_t psn_b = 0x4321;
+	struct pv_app_qp_peer peer_a = { 0 }, peer_b = { 0 };
+	struct pv_app_qp_opts oa, ob;
 	int ret;
 
 	p->qa = qp_create(pd[0], cq[0], type, NULL);
 	p->qb = qp_create(pd[1], cq[1], type, srq_b);
 	if (p->qa == NULL || p->qb == NULL)
 		return ENOMEM;
-	ret = qp_init(p->qa);
-	ret = ret ? ret : qp_init(p->qb);
-	ret = ret ? ret : qp_rtr(p->qa, p->qb, psn_b, ctx[1]);
-	ret = ret ? ret : qp_rtr(p->qb, p->qa, psn_a, ctx[0]);
-	ret = ret ? ret : qp_rts(p->qa, psn_a, rnr_retry);
-	ret = ret ? ret : qp_rts(p->qb, psn_b, rnr_retry);
+	qp_opts(&oa, psn_a, rnr_retry, ctx[1]);
+	qp_opts(&ob, psn_b, rnr_retry, ctx[0]);
+	peer_a.qpn = p->qa->qp_num;
+	peer_a.psn = psn_a;
+	peer_b.qpn = p->qb->qp_num;
+	peer_b.psn = psn_b;
+	pv_query_gid(ctx[0], 1, 1, &peer_a.gid);
+	pv_query_gid(ctx[1], 1, 1, &peer_b.gid);
+	ret = pv_app_qp_modify(p->qa, PV_QPS_INIT, &oa, NULL);
+	ret = ret ?: pv_app_qp_modify(p->qb, PV_QPS_INIT, &ob, NULL);
+	ret = ret ?: pv_app_qp_modify(p->qa, PV_QPS_RTR, &oa, &peer_b);
+	ret = ret ?: pv_app_qp_modify(p->qb, PV_QPS_RTR, &ob, &peer_a);
+	ret = ret ?: pv_app_qp_modify(p->qa, PV_QPS_RTS, &oa, NULL);
+	ret = ret ?: pv_app_qp_modify(p->qb, PV_QPS_RTS, &ob, NULL);
+	ret = -ret;
 	return ret;
 }
 
@@ -812,32 +792,56 @@ suite_init(void)
 	/* async events are read without blocking */
 	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 1) != 0)
 		return -1;
-	sbuf = aligned_alloc(64, BUFSZ);
-	rbuf = aligned_alloc(64, BUFSZ);
 	chk = aligned_alloc(64, BUFSZ);
-	if (sbuf == NULL || rbuf == NULL || chk == NULL)
+	if (chk == NULL)
 		return -1;
-	smr = pv_reg_mr(pd[0], sbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
-	return smr != NULL && rmr != NULL ? 0 : -1;
+	sb = ut_buf_alloc(pd[0], BUFSZ, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	if (sb == NULL)
+		return -1;
+	sbuf = sb->addr;
+	smr = sb->mr;
+	rb = ut_buf_alloc(pd[1], BUFSZ, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE, UT_CANARY);
+	if (rb == NULL)
+		return -1;
+	rbuf = rb->addr;
+	rmr = rb->mr;
+	return 0;
 }
 
 static int
 suite_clean(void)
 {
-	pv_dereg_mr(smr);
-	pv_dereg_mr(rmr);
+	size_t bad;
+
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(sb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(sbuf);
-	free(rbuf);
 	free(chk);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
+
+static const struct ut_case sroce_srq_uc_cases[] = {
+	{ "device_limits", test_srq_device_limits },
+	{ "shared_two_qps", test_srq_shared_two_qps },
+	{ "rnr_empty", test_srq_rnr_empty },
+	{ "limit_event", test_srq_limit_event },
+	{ "err_keeps_wqes", test_srq_err_keeps_wqes },
+	{ "len_err", test_srq_len_err },
+	{ "errnos", test_srq_errnos },
+	{ "opcodes_sizes", test_uc_opcodes_sizes },
+	{ "errnos", test_uc_errnos },
+	{ "loss_resync", test_uc_loss_resync },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_srq_uc_suite = {
+	.name = "sroce_srq",
+	.cases = sroce_srq_uc_cases,
+};
 
 int
 main(void)
 {
-	CU_pSuite s;
 	int ret, fails;
 
 	ret = ut_ring_pair_init("test_sroce_srq_uc", 256, "srq_uc", 4096, "ip=10.0.1.1",
@@ -848,22 +852,9 @@ main(void)
 		fprintf(stderr, "set-up failed\n");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_srq", NULL, NULL);
-	CU_add_test(s, "device_limits", test_srq_device_limits);
-	CU_add_test(s, "shared_two_qps", test_srq_shared_two_qps);
-	CU_add_test(s, "rnr_empty", test_srq_rnr_empty);
-	CU_add_test(s, "limit_event", test_srq_limit_event);
-	CU_add_test(s, "err_keeps_wqes", test_srq_err_keeps_wqes);
-	CU_add_test(s, "len_err", test_srq_len_err);
-	CU_add_test(s, "errnos", test_srq_errnos);
-	s = CU_add_suite("sroce_uc", NULL, NULL);
-	CU_add_test(s, "opcodes_sizes", test_uc_opcodes_sizes);
-	CU_add_test(s, "errnos", test_uc_errnos);
-	CU_add_test(s, "loss_resync", test_uc_loss_resync);
-	fails = ut_cunit_run();
-	suite_clean();
+	fails = ut_cunit_run_one(&sroce_srq_uc_suite);
+	if (suite_clean() != 0)
+		fails = 1;	/* a canary changed */
 	pv_cleanup();
 	return fails != 0;
 }

@@ -36,6 +36,7 @@
 
 #include "pv_rtc.h"
 #include "pv_verbs.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define ROUNDS		8
@@ -162,7 +163,7 @@ side_main(const struct side *s, const char *sockpath, int round)
 		 "bsize=4352", s->server ? "server" : "client", sockpath);
 	snprintf(pvdev, sizeof(pvdev), "--pv-dev=softroce:port=net_memif0,ip=10.97.0.%d,mtu=9000",
 		 s->server ? 1 : 2);
-	if (ut_pv_init("test_sroce_teardown", 256, prefix, s->server ? 0 : 1, vdev, pvdev,
+	if (ut_pv_init("test_sroce_teardown", 256, prefix, s->server ? "0" : "1", vdev, pvdev,
 		       NULL) < 0)
 		return 77;
 	ret = ut_dev_open_first(&ctx);
@@ -258,8 +259,15 @@ round_run(int round)
 				_exit(1);
 			setvbuf(stdout, NULL, _IOLBF, 0);
 			close(sv[1 - i]);
-			if (i == 1)
-				usleep(300000);	/* the server listens first */
+			if (i == 1) {
+				/*
+				 * the server listens first: wait for its socket (EAL
+				 * start-up takes seconds on a loaded machine), then for
+				 * its port, which it starts a moment later
+				 */
+				pv_app_sock_wait(sockpath, 30000);
+				usleep(300000);
+			}
 			st = side_main(&s, sockpath, round);
 			fflush(stdout);
 			_exit(st);
@@ -311,18 +319,23 @@ test_simultaneous_teardown(void)
 	CU_ASSERT_EQUAL(failed, 0);
 }
 
+static const struct ut_case sroce_teardown_cases[] = {
+	{ "simultaneous_teardown", test_simultaneous_teardown },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_teardown_suite = {
+	.name = "sroce_teardown",
+	.cases = sroce_teardown_cases,
+};
+
 int
 main(void)
 {
-	CU_pSuite s;
 	int fails;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_teardown", NULL, NULL);
-	CU_add_test(s, "simultaneous_teardown", test_simultaneous_teardown);
-	fails = ut_cunit_run();
+	fails = ut_cunit_run_one(&sroce_teardown_suite);
 	if (fails == 0 && skipped)
 		return 77;
 	return fails != 0;

@@ -29,6 +29,7 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define DEPTH	32
@@ -44,6 +45,7 @@ static struct pv_pd *pd[2];
 static struct pv_cq *cq[2];
 static uint8_t *sbuf, *rbuf;
 static struct pv_mr *smr, *rmr, *smr_b, *rmr_a;
+static struct ut_buf *sb, *rb;
 static struct pv_qp *qa, *qb;
 static struct pv_ah *ah_ab;	/* on A, to B */
 static uint32_t mtu;
@@ -111,23 +113,13 @@ ud_qp_create(struct pv_pd *p, struct pv_cq *c)
 static int
 ud_qp_up(struct pv_qp *qp, uint32_t qkey, uint32_t psn)
 {
-	struct pv_qp_attr a;
-	int ret;
+	struct pv_app_qp_opts o;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = qkey;
-	ret = pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT | PV_QP_QKEY);
-	if (ret != 0)
-		return ret;
-	a.qp_state = PV_QPS_RTR;
-	ret = pv_modify_qp(qp, &a, PV_QP_STATE);
-	if (ret != 0)
-		return ret;
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = psn;
-	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_SQ_PSN);
+	pv_app_qp_opts_init(&o);
+	o.name = "test_sroce_ud";
+	o.qkey = qkey;
+	o.sq_psn = psn;
+	return -pv_app_qp_connect(qp, &o, NULL);
 }
 
 static int
@@ -575,12 +567,16 @@ suite_init(void)
 
 	if (ut_devs_open(ctx, pd, cq, 4 * DEPTH, 1) != 0)
 		return -1;
-	sbuf = aligned_alloc(64, BUFSZ);
-	rbuf = aligned_alloc(64, BUFSZ);
-	if (sbuf == NULL || rbuf == NULL)
+	sb = ut_buf_alloc(pd[0], BUFSZ, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	if (sb == NULL)
 		return -1;
-	smr = pv_reg_mr(pd[0], sbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE);
-	rmr = pv_reg_mr(pd[1], rbuf, BUFSZ, PV_ACCESS_LOCAL_WRITE);
+	sbuf = sb->addr;
+	smr = sb->mr;
+	rb = ut_buf_alloc(pd[1], BUFSZ, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	if (rb == NULL)
+		return -1;
+	rbuf = rb->addr;
+	rmr = rb->mr;
 	/* the reply path: B sends from rbuf, A receives into sbuf */
 	smr_b = rmr;
 	rmr_a = smr;
@@ -609,21 +605,36 @@ suite_init(void)
 static int
 suite_clean(void)
 {
+	size_t bad;
+
 	pv_destroy_ah(ah_ab);
 	pv_destroy_qp(qa);
 	pv_destroy_qp(qb);
-	pv_dereg_mr(smr);
-	pv_dereg_mr(rmr);
+	/* nonzero: a canary changed, the suite fails */
+	bad = ut_buf_free(sb) + ut_buf_free(rb);
 	ut_devs_close(ctx, pd, cq);
-	free(sbuf);
-	free(rbuf);
-	return 0;
+	return bad != 0 ? -1 : 0;
 }
+
+static const struct ut_case sroce_ud_cases[] = {
+	{ "sizes_grh", test_ud_sizes },
+	{ "imm_inline", test_ud_imm_inline },
+	{ "qkey", test_ud_qkey },
+	{ "errnos", test_ud_errnos },
+	{ "reply_from_wc", test_ud_reply_from_wc },
+	{ "srq", test_ud_srq },
+	{ "len_err_flush", test_ud_len_err_flush },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite sroce_ud_suite = {
+	.name = "sroce_ud",
+	.cases = sroce_ud_cases,
+};
 
 int
 main(void)
 {
-	CU_pSuite s;
 	int ret, fails;
 
 	ret = ut_ring_pair_init("test_sroce_ud", 256, "ud", 4096, "ip=" IP_A, "ip=" IP_B);
@@ -633,18 +644,9 @@ main(void)
 		fprintf(stderr, "set-up failed\n");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_ud", NULL, NULL);
-	CU_add_test(s, "sizes_grh", test_ud_sizes);
-	CU_add_test(s, "imm_inline", test_ud_imm_inline);
-	CU_add_test(s, "qkey", test_ud_qkey);
-	CU_add_test(s, "errnos", test_ud_errnos);
-	CU_add_test(s, "reply_from_wc", test_ud_reply_from_wc);
-	CU_add_test(s, "srq", test_ud_srq);
-	CU_add_test(s, "len_err_flush", test_ud_len_err_flush);
-	fails = ut_cunit_run();
-	suite_clean();
+	fails = ut_cunit_run_one(&sroce_ud_suite);
+	if (suite_clean() != 0)
+		fails = 1;	/* a canary changed */
 	pv_cleanup();
 	return fails != 0;
 }

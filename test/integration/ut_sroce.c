@@ -13,71 +13,29 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
 #include <rte_ring.h>
 
+#include "pv_app.h"
 #include "pv_rtc.h"
 #include "ut_sroce.h"
 
 struct pv_context *ut_progress_ctx[UT_MAX_CTX];
 
 int
-ut_cunit_run(void)
-{
-	int fails;
-
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
-	return fails;
-}
-
-int
-ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned int lcore, ...)
-{
-	static char mem[16], prefix_opt[128], lcores[16];
-	static char *argv[9 + UT_MAX_EXTRA_ARGS] = {
-		NULL, "--no-huge", "--no-pci", "-m", mem, prefix_opt,
-		"--log-level=*:warning", "-l", lcores,
-	};
-	int argc = 9;
-	const char *arg;
-	va_list ap;
-
-	argv[0] = (char *)(uintptr_t)prog;
-	snprintf(mem, sizeof(mem), "%u", mem_mb);
-	snprintf(prefix_opt, sizeof(prefix_opt), "--file-prefix=%s", prefix);
-	snprintf(lcores, sizeof(lcores), "%u", lcore);
-	va_start(ap, lcore);
-	while ((arg = va_arg(ap, const char *)) != NULL) {
-		if (argc == (int)(sizeof(argv) / sizeof(argv[0]))) {
-			va_end(ap);
-			return -E2BIG;
-		}
-		argv[argc++] = (char *)(uintptr_t)arg;
-	}
-	va_end(ap);
-	return pv_init(argc, argv);
-}
-
-int
 ut_ring_pair_init(const char *prog, unsigned int mem_mb, const char *name,
 		  unsigned int slots, const char *args_a, const char *args_b)
 {
-	/* static: ut_pv_init() keeps pointers to its arguments */
-	static char prefix[64], dev_a[256], dev_b[256];
+	char prefix[64], dev_a[256], dev_b[256];
 	int ret;
 
 	snprintf(prefix, sizeof(prefix), "ut_%s_%d", name, (int)getpid());
 	snprintf(dev_a, sizeof(dev_a), "--pv-dev=softroce:port=net_ring_%s_a,%s", name, args_a);
 	snprintf(dev_b, sizeof(dev_b), "--pv-dev=softroce:port=net_ring_%s_b,%s", name, args_b);
-	ret = ut_pv_init(prog, mem_mb, prefix, 0, dev_a, dev_b, NULL);
+	ret = ut_pv_init(prog, mem_mb, prefix, "0", dev_a, dev_b, NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %s\n", strerror(-ret));
 		return 77;
@@ -190,6 +148,25 @@ ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]
 	return 0;
 }
 
+int
+ut_buf_pair_alloc(struct pv_pd *const pd[2], size_t len, struct ut_buf **l_p,
+		  struct ut_buf **r_p)
+{
+	struct ut_buf *l, *r;
+
+	l = ut_buf_alloc(pd[0], len, PV_ACCESS_LOCAL_WRITE, UT_CANARY);
+	r = ut_buf_alloc(pd[1], len, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE |
+			 PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC, UT_CANARY);
+	if (l == NULL || r == NULL) {
+		ut_buf_free(l);
+		ut_buf_free(r);
+		return -1;
+	}
+	*l_p = l;
+	*r_p = r;
+	return 0;
+}
+
 void
 ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2])
 {
@@ -235,14 +212,83 @@ ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask, struct p
 	return j.ret;
 }
 
+/* the pv_app_qp_opts of @p o (port 1, GID index 1) */
+static void
+ut_qp_app_opts(const struct ut_qp_opts *o, enum pv_mtu mtu, uint32_t psn,
+	       struct pv_app_qp_opts *ao)
+{
+	pv_app_qp_opts_init(ao);
+	ao->name = "ut_sroce";
+	ao->sgid_index = 1;
+	ao->mtu = o->mtu != 0 ? o->mtu : mtu;
+	ao->access = o->access;
+	ao->sq_psn = psn;
+	ao->timeout = o->timeout;
+	ao->retry_cnt = o->retry_cnt;
+	ao->rnr_retry = o->rnr_retry;
+	ao->min_rnr_timer = o->min_rnr_timer;
+	ao->max_rd_atomic = o->rd_atomic;
+	ao->max_dest_rd_atomic = o->rd_atomic;
+}
+
+static int
+ut_qp_to(struct pv_qp *qp, enum pv_qp_state state, const struct pv_app_qp_opts *ao,
+	 const struct ut_peer *peer)
+{
+	struct pv_app_qp_peer p = { 0 };
+
+	if (peer != NULL) {
+		p.qpn = peer->qpn;
+		p.psn = peer->psn;
+		p.gid = peer->gid;
+	}
+	return -pv_app_qp_modify(qp, state, ao, &p);
+}
+
+int
+ut_qp_init(struct pv_qp *qp, const struct ut_qp_opts *o)
+{
+	struct pv_app_qp_opts ao;
+
+	ut_qp_app_opts(o, 0, 0, &ao);
+	return ut_qp_to(qp, PV_QPS_INIT, &ao, NULL);
+}
+
+int
+ut_qp_rtr(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
+	  enum pv_mtu mtu)
+{
+	struct pv_app_qp_opts ao;
+
+	ut_qp_app_opts(o, mtu, 0, &ao);
+	return ut_qp_to(qp, PV_QPS_RTR, &ao, peer);
+}
+
+int
+ut_qp_rts(struct pv_qp *qp, const struct ut_qp_opts *o, uint32_t psn)
+{
+	struct pv_app_qp_opts ao;
+
+	ut_qp_app_opts(o, 0, psn, &ao);
+	return ut_qp_to(qp, PV_QPS_RTS, &ao, NULL);
+}
+
+int
+ut_qp_modify_progress_fn(struct pv_qp *qp, struct pv_qp_attr *a, int mask, void *arg)
+{
+	return ut_modify_qp_progress(qp, a, mask, arg);
+}
+
 int
 ut_qp_rtr_progress(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
 		   enum pv_mtu mtu, struct pv_context *other)
 {
-	struct pv_qp_attr a;
-	int mask = ut_qp_rtr_attr(&a, o, peer, mtu);
+	struct pv_app_qp_opts ao;
 
-	return ut_modify_qp_progress(qp, &a, mask, other);
+	ut_qp_app_opts(o, mtu, 0, &ao);
+	ao.modify = ut_qp_modify_progress_fn;
+	ao.modify_arg = other;
+	return ut_qp_to(qp, PV_QPS_RTR, &ao, peer);
 }
 
 int

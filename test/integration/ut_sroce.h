@@ -20,8 +20,11 @@
 #include <time.h>
 
 #include "pv_verbs.h"
+#include "ut_common.h"
 
 #define UT_MAX_CTX 2
+/* guard bytes around the buffers of the tests (ut_buf_alloc()) */
+#define UT_CANARY 4096
 
 struct rte_ring;
 
@@ -42,23 +45,6 @@ ut_from_rings_fn ut_from_rings(void);
  * @return 0, -ENOENT without the ring PMD, -ENOMEM, -EIO
  */
 int ut_ring_ports_crossed(const char *name, unsigned int slots);
-
-/*
- * Run the registered CUnit suites (verbose) and clean the registry up.
- * @return the failed assertions plus the suites whose set-up failed
- */
-int ut_cunit_run(void);
-
-/*
- * pv_init() with the EAL options of every test: @p prog, --no-huge, --no-pci,
- * -m @p mem_mb, --file-prefix=@p prefix, --log-level=*:warning, -l @p lcore,
- * then the NULL-terminated strings that follow (--vdev, --pv-dev). Once per
- * process: the argument strings stay in static storage.
- * @return pv_init()'s, or -E2BIG past UT_MAX_EXTRA_ARGS further arguments
- */
-#define UT_MAX_EXTRA_ARGS 4
-int ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, unsigned int lcore,
-	       ...) __attribute__((sentinel));
 
 /*
  * The start of every one-process test: ut_pv_init() on lcore 0 with two
@@ -89,6 +75,14 @@ int ut_async_nonblock(struct pv_context *c);
  */
 int ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2], int cqe,
 		 int nonblock);
+
+/*
+ * Two buffers of @p len bytes with UT_CANARY guards (ut_buf_alloc()): *@p l_p
+ * on pd[0], local write only (sources, READ and atomic targets), *@p r_p on
+ * pd[1], open to every remote access. @return 0 or -1 (nothing kept)
+ */
+int ut_buf_pair_alloc(struct pv_pd *const pd[2], size_t len, struct ut_buf **l_p,
+		      struct ut_buf **r_p);
 
 /* undo ut_devs_open() */
 void ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]);
@@ -197,50 +191,12 @@ struct ut_peer {
 	uint32_t pad;
 };
 
-static inline int
-ut_qp_init(struct pv_qp *qp, const struct ut_qp_opts *o)
-{
-	struct pv_qp_attr a;
+/* QP to INIT with @p o's access flags; @return 0 or a positive errno */
+int ut_qp_init(struct pv_qp *qp, const struct ut_qp_opts *o);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qp_access_flags = o->access;
-	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
-			    PV_QP_ACCESS_FLAGS);
-}
-
-/* @p a for RTR towards @p peer; @return its attribute mask */
-static inline int
-ut_qp_rtr_attr(struct pv_qp_attr *a, const struct ut_qp_opts *o, const struct ut_peer *peer,
-	       enum pv_mtu mtu)
-{
-	memset(a, 0, sizeof(*a));
-	a->qp_state = PV_QPS_RTR;
-	a->path_mtu = o->mtu != 0 ? o->mtu : mtu;
-	a->dest_qp_num = peer->qpn;
-	a->rq_psn = peer->psn;
-	a->max_dest_rd_atomic = o->rd_atomic;
-	a->min_rnr_timer = o->min_rnr_timer;
-	a->ah_attr.is_global = 1;
-	a->ah_attr.grh.dgid = peer->gid;
-	a->ah_attr.grh.sgid_index = 1;
-	a->ah_attr.grh.hop_limit = 64;
-	a->ah_attr.port_num = 1;
-	return PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN | PV_QP_RQ_PSN |
-	       PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER;
-}
-
-static inline int
-ut_qp_rtr(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
-	  enum pv_mtu mtu)
-{
-	struct pv_qp_attr a;
-	int mask = ut_qp_rtr_attr(&a, o, peer, mtu);
-
-	return pv_modify_qp(qp, &a, mask);
-}
+/* QP to RTR towards @p peer (path MTU o->mtu, or @p mtu); @return 0 or a positive errno */
+int ut_qp_rtr(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
+	      enum pv_mtu mtu);
 
 /*
  * pv_modify_qp(@p qp, @p a, @p mask) on a helper thread while this one
@@ -251,25 +207,15 @@ ut_qp_rtr(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *pe
 int ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask,
 			  struct pv_context *other);
 
+/* a pv_app_qp_modify_fn: ut_modify_qp_progress() progressing the context @p arg */
+int ut_qp_modify_progress_fn(struct pv_qp *qp, struct pv_qp_attr *a, int mask, void *arg);
+
 /* ut_qp_rtr() on a helper thread while this one progresses @p other */
 int ut_qp_rtr_progress(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer *peer,
 		       enum pv_mtu mtu, struct pv_context *other);
 
-static inline int
-ut_qp_rts(struct pv_qp *qp, const struct ut_qp_opts *o, uint32_t psn)
-{
-	struct pv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = psn;
-	a.timeout = o->timeout;
-	a.retry_cnt = o->retry_cnt;
-	a.rnr_retry = o->rnr_retry;
-	a.max_rd_atomic = o->rd_atomic;
-	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_SQ_PSN | PV_QP_TIMEOUT |
-			    PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC);
-}
+/* QP to RTS, sending from @p psn; @return 0 or a positive errno */
+int ut_qp_rts(struct pv_qp *qp, const struct ut_qp_opts *o, uint32_t psn);
 
 /* two RC QPs in one process, one per context, and what each told the other */
 struct ut_pair {

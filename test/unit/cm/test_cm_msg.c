@@ -11,6 +11,7 @@
 #include <CUnit/Basic.h>
 
 #include "pv_cm.h"
+#include "ut_common.h"
 
 static const uint8_t ut_gid[16] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -184,26 +185,20 @@ test_conn_decode_round_trip_and_errors(void)
 	CU_ASSERT_EQUAL(pv_cm_conn_decode(msg, NULL), -EINVAL);
 }
 
+static const struct ut_case ut_cm_msg_cases[] = {
+	{ "gid_to_wire_is_bytes_in_order", test_gid_to_wire_is_bytes_in_order },
+	{ "wire_to_gid_round_trip_and_errors", test_wire_to_gid_round_trip_and_errors },
+	{ "pp_encode_exact_bytes", test_pp_encode_exact_bytes },
+	{ "pp_decode_round_trip_and_errors", test_pp_decode_round_trip_and_errors },
+	{ "conn_encode_layout", test_conn_encode_layout },
+	{ "conn_decode_round_trip_and_errors", test_conn_decode_round_trip_and_errors },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite ut_cm_msg_suite = { "cm_msg", NULL, NULL, ut_cm_msg_cases };
+
 int
 main(void)
 {
-	CU_pSuite s;
-	int fails;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("cm_msg", NULL, NULL);
-	CU_add_test(s, "gid_to_wire_is_bytes_in_order", test_gid_to_wire_is_bytes_in_order);
-	CU_add_test(s, "wire_to_gid_round_trip_and_errors",
-		    test_wire_to_gid_round_trip_and_errors);
-	CU_add_test(s, "pp_encode_exact_bytes", test_pp_encode_exact_bytes);
-	CU_add_test(s, "pp_decode_round_trip_and_errors", test_pp_decode_round_trip_and_errors);
-	CU_add_test(s, "conn_encode_layout", test_conn_encode_layout);
-	CU_add_test(s, "conn_decode_round_trip_and_errors",
-		    test_conn_decode_round_trip_and_errors);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails == 0 ? 0 : 1;
+	return ut_cunit_run_one(&ut_cm_msg_suite);
 }

@@ -15,6 +15,7 @@
 #include <CUnit/Basic.h>
 
 #include "pv_cm.h"
+#include "ut_common.h"
 
 struct ut_progress {
 	int calls;
@@ -159,22 +160,18 @@ test_tcp_accept_connect_exchange(void)
 	CU_ASSERT_EQUAL(pv_cm_oob_accept(s.port, 20), -ETIMEDOUT);
 }
 
+static const struct ut_case ut_cm_oob_cases[] = {
+	{ "recv_poll_progresses_until_data", test_recv_poll_progresses_until_data },
+	{ "recv_poll_errors", test_recv_poll_errors },
+	{ "barrier_both_sides", test_barrier_both_sides },
+	{ "tcp_accept_connect_exchange", test_tcp_accept_connect_exchange },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite ut_cm_oob_suite = { "cm_oob", NULL, NULL, ut_cm_oob_cases };
+
 int
 main(void)
 {
-	CU_pSuite s;
-	int fails;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("cm_oob", NULL, NULL);
-	CU_add_test(s, "recv_poll_progresses_until_data", test_recv_poll_progresses_until_data);
-	CU_add_test(s, "recv_poll_errors", test_recv_poll_errors);
-	CU_add_test(s, "barrier_both_sides", test_barrier_both_sides);
-	CU_add_test(s, "tcp_accept_connect_exchange", test_tcp_accept_connect_exchange);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails == 0 ? 0 : 1;
+	return ut_cunit_run_one(&ut_cm_oob_suite);
 }

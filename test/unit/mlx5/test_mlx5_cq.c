@@ -550,20 +550,16 @@ out:
 	ut_mr_free(mr);
 }
 
-int
-ut_suite_mlx5_cq(void)
-{
-	CU_pSuite s = CU_add_suite("mlx5_cq", NULL, NULL);
+static const struct ut_case ut_mlx5_cq_cases[] = {
+	{ "sq, rq and cq wraparound", test_wraparound },
+	{ "syndrome -> status table", test_syndrome_table },
+	{ "resize_cq keeps unpolled cqes", test_cq_resize },
+	{ "every error syndrome", test_error_syndromes, ut_on_model },
+	{ "cq arming and events", test_cq_events, ut_on_model },
+	{ NULL, NULL },
+};
 
-	if (s == NULL)
-		return -1;
-	if (CU_add_test(s, "sq, rq and cq wraparound", test_wraparound) == NULL ||
-	    CU_add_test(s, "syndrome -> status table", test_syndrome_table) == NULL ||
-	    CU_add_test(s, "resize_cq keeps unpolled cqes", test_cq_resize) == NULL)
-		return -1;
-	/* error injection and completion channels: the model only */
-	if (!ut_hw && (CU_add_test(s, "every error syndrome", test_error_syndromes) == NULL ||
-		       CU_add_test(s, "cq arming and events", test_cq_events) == NULL))
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_mlx5_cq = {
+	.name = "mlx5_cq",
+	.cases = ut_mlx5_cq_cases,
+};

@@ -21,6 +21,7 @@
 
 #include "pv_rtc.h"
 #include "ut_mlx5.h"
+#include "ut_common.h"
 
 int ut_hw;
 
@@ -112,45 +113,24 @@ test_lcore_pingpong(void)
 	ut_mr_free(rb);
 }
 
-int
-ut_suite_mlx5_qp(void)
-{
-	return 0;
-}
+static const struct ut_case ut_mlx5_lcore_cases[] = {
+	{ "model on lcore 1, pv_* on lcore 0", test_lcore_pingpong },
+	{ NULL, NULL },
+};
 
-int
-ut_suite_mlx5_cq(void)
-{
-	return 0;
-}
-
-int
-ut_suite_mlx5_model(void)
-{
-	return 0;
-}
+static const struct ut_suite ut_mlx5_lcore_suite = {
+	.name = "mlx5_lcore",
+	.cases = ut_mlx5_lcore_cases,
+};
 
 int
 main(void)
 {
-	char *args[] = {
-		"test_mlx5_lcore",
-		"--no-huge",
-		"--no-pci",
-		"-m", "256",
-		"-l", "0,1",
-		"--file-prefix=pv_ut_mlx5_lcore",
-		"--log-level=*:warning",
-		"--pv-dev=mlx5_model",
-		NULL,
-	};
-	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
 	struct pv_device **list;
-	unsigned int failures;
-	CU_pSuite s;
 	int ret, n, i;
 
-	ret = pv_init(argc, args);
+	ret = ut_pv_init("test_mlx5_lcore", 256, "pv_ut_mlx5_lcore", "0,1", "--pv-dev=mlx5_model",
+			 NULL);
 	if (ret < 0) {
 		printf("test_mlx5_lcore: EAL with lcores 0,1 unavailable (%d): skipped\n", ret);
 		return 77;
@@ -164,18 +144,9 @@ main(void)
 		fprintf(stderr, "cannot open mlx5_model0\n");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("mlx5_lcore", NULL, NULL);
-	if (s == NULL || CU_add_test(s, "model on lcore 1, pv_* on lcore 0",
-				     test_lcore_pingpong) == NULL)
-		return 1;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	ret = ut_cunit_run_one(&ut_mlx5_lcore_suite);
 	pv_dealloc_pd(ut_pd);
 	pv_close_device(ut_ctx);
 	pv_cleanup();
-	return failures != 0 ? 1 : 0;
+	return ret;
 }

@@ -224,17 +224,15 @@ test_model_stale_blueflame(void)
 	ut_mr_free(mr);
 }
 
-int
-ut_suite_mlx5_model(void)
-{
-	CU_pSuite s = CU_add_suite("mlx5_model", NULL, NULL);
+static const struct ut_case ut_mlx5_model_cases[] = {
+	{ "device says it is a model", test_model_attrs },
+	{ "keys, pds, bounds, rights", test_model_protection },
+	{ "rnr_retry 7 waits", test_model_rnr_wait },
+	{ "late blueflame write is stale", test_model_stale_blueflame },
+	{ NULL, NULL },
+};
 
-	if (s == NULL)
-		return -1;
-	if (CU_add_test(s, "device says it is a model", test_model_attrs) == NULL ||
-	    CU_add_test(s, "keys, pds, bounds, rights", test_model_protection) == NULL ||
-	    CU_add_test(s, "rnr_retry 7 waits", test_model_rnr_wait) == NULL ||
-	    CU_add_test(s, "late blueflame write is stale", test_model_stale_blueflame) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_mlx5_model = {
+	.name = "mlx5_model",
+	.cases = ut_mlx5_model_cases,
+};

@@ -6,7 +6,8 @@
  * Suite mlx5_qp: the send/receive data path (drivers/mlx5/mlx5_qp.c) through
  * the device model: every opcode, inline sizes, MTU-crossing and 1 MiB
  * messages, 1..max_sge SGEs, byte-for-byte contents, posting errnos, one
- * doorbell per post list, and WQE layouts identical to mlx5dv.h's helpers.
+ * doorbell per post list, and send (inline too) and receive WQE layouts
+ * identical to mlx5dv.h's segment helpers.
  */
 
 #include <stdlib.h>
@@ -381,21 +382,21 @@ test_post_errors(void)
 }
 
 /*
- * The WQE pollverbs wrote for @p wr, compared byte for byte with one built by
- * mlx5dv.h's mlx5dv_set_ctrl_seg() and mlx5dv_set_data_seg().
+ * The expected WQE of @p wr in @p expect, built with mlx5dv.h's segment
+ * helpers (mlx5dv_set_ctrl_seg(), mlx5dv_set_data_seg(), or their x86
+ * variants when @p x86) where mlx5dv.h has one; the remote address, atomic
+ * and inline segments have no helper there and are written field by field.
+ * @return the bytes to compare: the WQE less the padding of an inline
+ *         segment, which neither rdma-core nor pollverbs clears.
  */
-static void
-ut_layout_check(struct pv_qp *ibqp, struct pv_send_wr *wr, uint8_t mlx5_op, uint8_t fm_ce_se)
+static uint32_t
+ut_wqe_expect(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi,
+	      uint8_t mlx5_op, uint8_t fm_ce_se, int x86, uint8_t *expect)
 {
-	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
-	uint8_t expect[PV_MLX5_MAX_WQE_BB * 64] __rte_aligned(64);
 	uint8_t *seg = expect + sizeof(struct mlx5_wqe_ctrl_seg);
-	uint32_t pi = qp->sq_pi, ds;
-	uint32_t imm = 0;
-	struct pv_send_wr *bad = NULL;
+	uint32_t ds, len = 0, imm = 0;
 	int i;
 
-	memset(expect, 0, sizeof(expect));
 	if (wr->opcode != PV_WR_SEND && wr->opcode != PV_WR_SEND_WITH_IMM) {
 		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)seg;
 
@@ -415,26 +416,100 @@ ut_layout_check(struct pv_qp *ibqp, struct pv_send_wr *wr, uint8_t mlx5_op, uint
 		}
 		seg += sizeof(*a);
 	}
-	for (i = 0; i < wr->num_sge; i++) {
-		mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)seg, wr->sg_list[i].length,
-				    wr->sg_list[i].lkey, wr->sg_list[i].addr);
-		seg += sizeof(struct mlx5_wqe_data_seg);
+	if (wr->send_flags & PV_SEND_INLINE) {
+		struct mlx5_wqe_inl_data_seg *inl = (struct mlx5_wqe_inl_data_seg *)seg;
+
+		seg += sizeof(*inl);
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(seg, (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+			seg += wr->sg_list[i].length;
+			len += wr->sg_list[i].length;
+		}
+		inl->byte_count = rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
 	}
-	ds = (seg - expect) / 16;
+	for (i = 0; !(wr->send_flags & PV_SEND_INLINE) && i < wr->num_sge; i++) {
+		struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)seg;
+
+#if defined(__SSE3__)
+		if (x86)
+			mlx5dv_x86_set_data_seg(d, wr->sg_list[i].length, wr->sg_list[i].lkey,
+						wr->sg_list[i].addr);
+		else
+#endif
+			mlx5dv_set_data_seg(d, wr->sg_list[i].length, wr->sg_list[i].lkey,
+					    wr->sg_list[i].addr);
+		seg += sizeof(*d);
+	}
+	ds = (seg - expect + 15) / 16;
 	if (wr->opcode == PV_WR_SEND_WITH_IMM || wr->opcode == PV_WR_RDMA_WRITE_WITH_IMM)
 		imm = wr->imm_data;
-	mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)expect, (uint16_t)pi, mlx5_op, 0,
-			    qp->qpn, fm_ce_se, ds, 0, imm);
+#if defined(__SSE3__)
+	if (x86)
+		mlx5dv_x86_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)expect, (uint16_t)pi, mlx5_op,
+					0, qp->qpn, fm_ce_se, ds, 0, imm);
+	else
+#endif
+		mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)expect, (uint16_t)pi, mlx5_op, 0,
+				    qp->qpn, fm_ce_se, ds, 0, imm);
+	RTE_SET_USED(x86);
+	return seg - expect;
+}
+
+/*
+ * The WQE pollverbs wrote for @p wr, compared byte for byte with the one
+ * ut_wqe_expect() builds with mlx5dv.h's helpers (and their x86 variants).
+ */
+static void
+ut_layout_check(struct pv_qp *ibqp, struct pv_send_wr *wr, uint8_t mlx5_op, uint8_t fm_ce_se)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	uint8_t expect[PV_MLX5_MAX_WQE_BB * 64] __rte_aligned(64);
+	uint8_t got[PV_MLX5_MAX_WQE_BB * 64];
+	struct pv_send_wr *bad = NULL;
+	uint32_t pi = qp->sq_pi, len, bb;
+	int x86;
 
 	CU_ASSERT_EQUAL_FATAL(pv_post_send(ibqp, wr, &bad), 0);
-	CU_ASSERT_EQUAL(memcmp(qp->sq_buf + ((pi & qp->sq_mask) << 6), expect, ds * 16), 0);
+	/* the WQE as the HCA reads it: WQEBB by WQEBB, across the ring's end */
+	for (bb = 0; bb < PV_MLX5_MAX_WQE_BB; bb++)
+		memcpy(got + bb * 64, qp->sq_buf + (((pi + bb) & qp->sq_mask) << 6), 64);
+	for (x86 = 0; x86 < 2; x86++) {
+		memset(expect, 0, sizeof(expect));
+		len = ut_wqe_expect(qp, wr, pi, mlx5_op, fm_ce_se, x86, expect);
+		CU_ASSERT_EQUAL(memcmp(got, expect, len), 0);
+	}
+}
+
+/*
+ * The receive WQE pollverbs wrote for @p wr at RQ index @p head, compared
+ * with one built by mlx5dv_set_data_seg(): a data segment per SGE of
+ * nonzero length, then one of lkey MLX5_INVALID_LKEY ending a list shorter
+ * than the WQE.
+ */
+static void
+ut_rq_layout_check(struct pv_qp *ibqp, const struct pv_recv_wr *wr, uint32_t head)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	struct mlx5_wqe_data_seg expect[UT_MAX_SGE + 1];
+	uint32_t n = 0;
+	int i;
+
+	memset(expect, 0, sizeof(expect));
+	for (i = 0; i < wr->num_sge; i++)
+		if (wr->sg_list[i].length != 0)
+			mlx5dv_set_data_seg(&expect[n++], wr->sg_list[i].length,
+					    wr->sg_list[i].lkey, wr->sg_list[i].addr);
+	if (n < qp->rq_slots)
+		mlx5dv_set_data_seg(&expect[n++], 0, MLX5_INVALID_LKEY, 0);
+	CU_ASSERT_EQUAL(memcmp(qp->rq_buf + ((head & qp->rq_mask) << qp->rq_stride_shift),
+			       expect, n * sizeof(expect[0])), 0);
 }
 
 static void
 test_wqe_layout(void)
 {
 	struct pv_mr *mr = ut_mr(1 << 16);
-	struct pv_sge sge[4];
+	struct pv_sge sge[4], rsge[4];
 	struct pv_send_wr wr;
 	struct pv_recv_wr rwr, *rbad;
 	struct ut_pair p;
@@ -459,20 +534,33 @@ test_wqe_layout(void)
 		  MLX5_WQE_CTRL_CQ_UPDATE },
 		{ PV_WR_ATOMIC_FETCH_AND_ADD, MLX5_OPCODE_ATOMIC_FA, PV_SEND_FENCE, 1,
 		  MLX5_WQE_CTRL_FENCE },
+		/* inline payloads of 64 to 192 bytes: a data segment mlx5dv.h has no helper for */
+		{ PV_WR_SEND, MLX5_OPCODE_SEND, PV_SEND_INLINE, 1, 0 },
+		{ PV_WR_SEND_WITH_IMM, MLX5_OPCODE_SEND_IMM, PV_SEND_INLINE | PV_SEND_SIGNALED, 2,
+		  MLX5_WQE_CTRL_CQ_UPDATE },
+		{ PV_WR_RDMA_WRITE, MLX5_OPCODE_RDMA_WRITE, PV_SEND_INLINE, 3, 0 },
+		{ PV_WR_RDMA_WRITE_WITH_IMM, MLX5_OPCODE_RDMA_WRITE_IMM, PV_SEND_INLINE |
+		  PV_SEND_SOLICITED, 1, MLX5_WQE_CTRL_SOLICITED },
 	};
 	unsigned int i, round;
+	uint32_t head;
 	struct pv_wc wc[64];
 
 	CU_ASSERT_FATAL(mr != NULL);
 	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_cap, 256, 0, 0), 0);
 	memset(&rwr, 0, sizeof(rwr));
-	ut_sgl(sge, 1, mr->addr, 4096, mr->lkey);
-	rwr.sg_list = sge;
-	rwr.num_sge = 1;
+	rwr.sg_list = rsge;
 	/* several rounds, so the WQEBB index in the ctrl segment moves */
 	for (round = 0; round < 5; round++) {
 		for (i = 0; i < RTE_DIM(tbl); i++) {
+			/* 1 to 4 receive SGEs; with 3 a zero-length one, which takes no segment */
+			head = pv_mlx5_qp(p.b)->rq_head;
+			rwr.num_sge = 1 + (round + i) % 4;
+			ut_sgl(rsge, rwr.num_sge, mr->addr, 4096, mr->lkey);
+			if (rwr.num_sge == 3)
+				rsge[1].length = 0;
 			CU_ASSERT_EQUAL(pv_post_recv(p.b, &rwr, &rbad), 0);
+			ut_rq_layout_check(p.b, &rwr, head);
 			memset(&wr, 0, sizeof(wr));
 			wr.wr_id = i;
 			wr.opcode = tbl[i].op;
@@ -493,7 +581,6 @@ test_wqe_layout(void)
 			wr.sg_list = sge;
 			wr.num_sge = tbl[i].nsge;
 			ut_layout_check(p.a, &wr, tbl[i].mlx5_op, tbl[i].fm_ce_se);
-			ut_sgl(sge, 1, mr->addr, 4096, mr->lkey);
 		}
 		pv_mlx5_model_drain();
 		while (pv_poll_cq(p.cq_a, 64, wc) > 0)
@@ -571,22 +658,18 @@ test_doorbell_per_list(void)
 	ut_mr_free(mr);
 }
 
-int
-ut_suite_mlx5_qp(void)
-{
-	CU_pSuite s = CU_add_suite("mlx5_qp", NULL, NULL);
+static const struct ut_case ut_mlx5_qp_cases[] = {
+	{ "every opcode at 1 byte", test_opcodes_1byte },
+	{ "inline sizes", test_inline_sizes },
+	{ "mtu-crossing and 1 MiB", test_large_sizes },
+	{ "1..max_sge sges", test_sge_counts },
+	{ "posting errnos", test_post_errors },
+	{ "wqe layouts = mlx5dv helpers (send, inline, receive)", test_wqe_layout },
+	{ "one doorbell per post list", test_doorbell_per_list, ut_on_model },
+	{ NULL, NULL },
+};
 
-	if (s == NULL)
-		return -1;
-	if (CU_add_test(s, "every opcode at 1 byte", test_opcodes_1byte) == NULL ||
-	    CU_add_test(s, "inline sizes", test_inline_sizes) == NULL ||
-	    CU_add_test(s, "mtu-crossing and 1 MiB", test_large_sizes) == NULL ||
-	    CU_add_test(s, "1..max_sge sges", test_sge_counts) == NULL ||
-	    CU_add_test(s, "posting errnos", test_post_errors) == NULL ||
-	    CU_add_test(s, "wqe layout = mlx5dv helpers", test_wqe_layout) == NULL)
-		return -1;
-	/* the model counts doorbells; a ConnectX does not tell */
-	if (!ut_hw && CU_add_test(s, "one doorbell per post list", test_doorbell_per_list) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_mlx5_qp = {
+	.name = "mlx5_qp",
+	.cases = ut_mlx5_qp_cases,
+};

@@ -440,6 +440,55 @@ test_srq_wraparound(void)
 	ut_rig_destroy(&g);
 }
 
+/*
+ * The data segments of SRQ receive WQEs, compared byte for byte with
+ * mlx5dv_set_data_seg()'s: one per SGE of nonzero length, then one of lkey
+ * MLX5_INVALID_LKEY ending a list shorter than the WQE. The next segment
+ * before them is the free list's and is checked by the other cases.
+ */
+static void
+test_srq_wqe_layout(void)
+{
+	struct pv_srq_init_attr ia = { .attr = { .max_wr = 16, .max_sge = 4 } };
+	struct mlx5_wqe_data_seg expect[5];
+	struct pv_recv_wr wr, *bad;
+	struct pv_mlx5_srq *srq;
+	struct pv_sge sge[4];
+	struct pv_mr *mr;
+	struct pv_srq *ibsrq;
+	uint32_t head, n, i;
+	int k;
+
+	mr = ut_mr(4096);
+	ibsrq = pv_create_srq(ut_pd, &ia);
+	CU_ASSERT_FATAL(mr != NULL && ibsrq != NULL);
+	srq = pv_mlx5_srq(ibsrq);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = sge;
+	for (k = 0; k < 12; k++) {
+		wr.wr_id = k;
+		wr.num_sge = 1 + k % 4;
+		for (i = 0; i < (uint32_t)wr.num_sge; i++)
+			sge[i] = (struct pv_sge){ (uintptr_t)mr->addr + 512 * i + k,
+						  k % 4 == 2 && i == 1 ? 0 : 100 + k + i,
+						  mr->lkey };
+		head = srq->head;
+		CU_ASSERT_EQUAL_FATAL(pv_post_srq_recv(ibsrq, &wr, &bad), 0);
+		memset(expect, 0, sizeof(expect));
+		for (i = 0, n = 0; i < (uint32_t)wr.num_sge; i++)
+			if (sge[i].length != 0)
+				mlx5dv_set_data_seg(&expect[n++], sge[i].length, sge[i].lkey,
+						    sge[i].addr);
+		if (n < srq->max_sge)
+			mlx5dv_set_data_seg(&expect[n++], 0, MLX5_INVALID_LKEY, 0);
+		CU_ASSERT_EQUAL(memcmp(srq->buf + ((size_t)head << srq->stride_shift) +
+				       sizeof(struct mlx5_wqe_srq_next_seg), expect,
+				       n * sizeof(expect[0])), 0);
+	}
+	CU_ASSERT_EQUAL(pv_destroy_srq(ibsrq), 0);
+	ut_mr_free(mr);
+}
+
 /* A counting write watchpoint on 4 bytes at @p addr; -1 when unavailable. */
 static int
 ut_wwatch_open(volatile void *addr)
@@ -846,24 +895,21 @@ test_srq_qp_error(void)
 	ut_rig_destroy(&g);
 }
 
-int
-ut_suite_mlx5_srq(void)
-{
-	CU_pSuite s = CU_add_suite("mlx5_srq", NULL, NULL);
+static const struct ut_case ut_mlx5_srq_cases[] = {
+	{ "two qps, one srq, two peers", test_srq_two_peers },
+	{ "wr_id with out-of-order completion", test_srq_out_of_order },
+	{ "free list wraparound", test_srq_wraparound },
+	{ "one doorbell record per list", test_srq_doorbell_per_list },
+	{ "post_srq_recv errnos", test_srq_post_errors },
+	{ "create_srq errnos", test_srq_create_errnos },
+	{ "destroy with a qp attached", test_srq_destroy_busy },
+	{ "qp error keeps srq wqes", test_srq_qp_error },
+	{ "srq wqe layout = mlx5dv helpers", test_srq_wqe_layout },
+	{ "srq limit event", test_srq_limit, ut_on_model },
+	{ NULL, NULL },
+};
 
-	if (s == NULL)
-		return -1;
-	if (CU_add_test(s, "two qps, one srq, two peers", test_srq_two_peers) == NULL ||
-	    CU_add_test(s, "wr_id with out-of-order completion", test_srq_out_of_order) == NULL ||
-	    CU_add_test(s, "free list wraparound", test_srq_wraparound) == NULL ||
-	    CU_add_test(s, "one doorbell record per list", test_srq_doorbell_per_list) == NULL ||
-	    CU_add_test(s, "post_srq_recv errnos", test_srq_post_errors) == NULL ||
-	    CU_add_test(s, "create_srq errnos", test_srq_create_errnos) == NULL ||
-	    CU_add_test(s, "destroy with a qp attached", test_srq_destroy_busy) == NULL ||
-	    CU_add_test(s, "qp error keeps srq wqes", test_srq_qp_error) == NULL)
-		return -1;
-	/* the limit event comes from the model; hardware's is not forwarded */
-	if (!ut_hw && CU_add_test(s, "srq limit event", test_srq_limit) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_mlx5_srq = {
+	.name = "mlx5_srq",
+	.cases = ut_mlx5_srq_cases,
+};

@@ -16,13 +16,17 @@
 
 #include <CUnit/Basic.h>
 
+#include <rte_common.h>
+
 #include "pv_rtc.h"
 #include "ut_mlx5.h"
 
 #ifdef UT_HW
 int ut_hw = 1;
+#define UT_MLX5_DEV	NULL	/* the first ConnectX, probed without --pv-dev */
 #else
 int ut_hw;
+#define UT_MLX5_DEV	"--pv-dev=mlx5_model:lcore=none"
 #endif
 
 /* Open the model, or with UT_HW the first ConnectX. 0, -1, or 77 (none). */
@@ -53,25 +57,17 @@ ut_open(void)
 int
 main(void)
 {
-	char *args[] = {
-		"test_mlx5",
-		"--no-huge",
-		"--no-pci",
-		"-m", "256",
-		"-l", "0",
-		"--file-prefix=pv_ut_mlx5",
-		"--log-level=*:warning",
-		"--log-level=pv.drv.mlx5:critical",	/* the tests provoke errors */
-#ifndef UT_HW
-		"--pv-dev=mlx5_model:lcore=none",
-#endif
-		NULL,
+	static const struct ut_suite *const suites[] = {
+		&ut_suite_mlx5_qp,
+		&ut_suite_mlx5_cq,
+		&ut_suite_mlx5_srq,
+		&ut_suite_mlx5_model,	/* last: the model's own, not on a ConnectX */
 	};
-	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
-	unsigned int failures;
 	int ret;
 
-	ret = pv_init(argc, args);
+	ret = ut_pv_init("test_mlx5", 256, "pv_ut_mlx5", "0",
+			 "--log-level=pv.drv.mlx5:critical",	/* the tests provoke errors */
+			 UT_MLX5_DEV, NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %d\n", ret);
 		return 77;
@@ -87,19 +83,9 @@ main(void)
 		pv_cleanup();
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	if (ut_suite_mlx5_qp() || ut_suite_mlx5_cq() || ut_suite_mlx5_srq() ||
-	    (!ut_hw && ut_suite_mlx5_model())) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	ret = ut_cunit_run(suites, ut_hw ? RTE_DIM(suites) - 1 : RTE_DIM(suites));
 	pv_dealloc_pd(ut_pd);
 	pv_close_device(ut_ctx);
 	pv_cleanup();
-	return failures != 0 ? 1 : 0;
+	return ret;
 }

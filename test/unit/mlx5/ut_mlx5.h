@@ -11,6 +11,7 @@
 
 #include "pv_verbs.h"
 #include "mlx5_model.h"
+#include "ut_common.h"
 
 /** Two RC QPs of one context connected to each other, each with its CQs. */
 struct ut_pair {
@@ -41,9 +42,12 @@ struct pv_mr *ut_mr(size_t len);
 void ut_mr_free(struct pv_mr *mr);
 void ut_fill(void *buf, size_t len, uint32_t seed);
 
-int ut_suite_mlx5_qp(void);
-int ut_suite_mlx5_cq(void);
-int ut_suite_mlx5_model(void);
-int ut_suite_mlx5_srq(void);
+/* a ut_case.when: the case runs on the device model only, not on a ConnectX */
+int ut_on_model(void);
+
+extern const struct ut_suite ut_suite_mlx5_qp;
+extern const struct ut_suite ut_suite_mlx5_cq;
+extern const struct ut_suite ut_suite_mlx5_model;
+extern const struct ut_suite ut_suite_mlx5_srq;
 
 #endif /* PV_TEST_UNIT_MLX5_UT_MLX5_H */

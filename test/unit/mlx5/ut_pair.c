@@ -9,6 +9,7 @@
 
 #include <rte_cycles.h>
 
+#include "pv_app.h"
 #include "ut_mlx5.h"
 
 struct pv_context *ut_ctx;
@@ -49,50 +50,31 @@ ut_fill(void *buf, size_t len, uint32_t seed)
 }
 
 int
+ut_on_model(void)
+{
+	return !ut_hw;
+}
+
+int
 ut_qp_connect(struct pv_qp *qp, uint32_t dest_qpn, uint8_t rnr_retry)
 {
-	struct pv_qp_attr attr;
-	union pv_gid gid;
+	struct pv_app_qp_peer peer = { .qpn = dest_qpn };
+	struct pv_qp_attr attr = { .qp_state = PV_QPS_RESET };
+	struct pv_app_qp_opts o;
 
-	if (pv_query_gid(qp->context, 1, 0, &gid) != 0)
+	/* both QPs are on this context: the peer's GID is ours */
+	if (pv_query_gid(qp->context, 1, 0, &peer.gid) != 0)
 		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_RESET;
 	if (pv_modify_qp(qp, &attr, PV_QP_STATE) != 0)
 		return -1;
-	attr.qp_state = PV_QPS_INIT;
-	attr.port_num = 1;
-	attr.pkey_index = 0;
-	attr.qp_access_flags = PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ |
-			       PV_ACCESS_REMOTE_ATOMIC;
-	if (pv_modify_qp(qp, &attr, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
-			 PV_QP_ACCESS_FLAGS) != 0)
-		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_RTR;
-	attr.path_mtu = PV_MTU_1024;
-	attr.dest_qp_num = dest_qpn;
-	attr.rq_psn = 0;
-	attr.max_dest_rd_atomic = 16;
-	attr.min_rnr_timer = 1;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.grh.dgid = gid;
-	attr.ah_attr.grh.hop_limit = 64;
-	attr.ah_attr.port_num = 1;
-	if (pv_modify_qp(qp, &attr, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN |
-			 PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER) != 0)
-		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_RTS;
-	attr.sq_psn = 0;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = rnr_retry;
-	attr.max_rd_atomic = 16;
-	if (pv_modify_qp(qp, &attr, PV_QP_STATE | PV_QP_SQ_PSN | PV_QP_TIMEOUT |
-			 PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC) != 0)
-		return -1;
-	return 0;
+	pv_app_qp_opts_init(&o);
+	o.name = "ut_mlx5";
+	o.access = PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC;
+	o.min_rnr_timer = 1;
+	o.rnr_retry = rnr_retry;
+	o.max_rd_atomic = 16;
+	o.max_dest_rd_atomic = 16;
+	return pv_app_qp_connect(qp, &o, &peer) == 0 ? 0 : -1;
 }
 
 int

@@ -23,6 +23,7 @@
 #include <CUnit/Basic.h>
 
 #include "perf_proto.h"
+#include "ut_common.h"
 
 #define UT_TIMEOUT_MS 5000
 
@@ -761,39 +762,30 @@ ut_peer_main(int argc, char **argv)
 	return ret == 0 ? 0 : 1;
 }
 
+static const struct ut_case ut_perf_proto_cases[] = {
+	{ "encode_gid_matches_perftest", test_encode_gid_matches_perftest },
+	{ "encode_nogid_matches_perftest", test_encode_nogid_matches_perftest },
+	{ "encode_errors", test_encode_errors },
+	{ "decode_round_trip", test_decode_round_trip },
+	{ "decode_captured_perftest", test_decode_captured_perftest },
+	{ "decode_errors", test_decode_errors },
+	{ "script_all_tests_both_roles", test_script_all_tests_both_roles },
+	{ "api_against_api", test_api_against_api },
+	{ "old_version_refused", test_old_version_refused },
+	{ "changed_address_refused", test_changed_address_refused },
+	{ "io_errors", test_io_errors },
+	{ "invalid_arguments", test_invalid_arguments },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite ut_perf_proto_suite = {
+	"perf_proto", NULL, NULL, ut_perf_proto_cases,
+};
+
 int
 main(int argc, char **argv)
 {
-	CU_pSuite s;
-	unsigned int fails;
-
 	if (argc > 1)
 		return ut_peer_main(argc, argv);
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("perf_proto", NULL, NULL);
-	if (s == NULL ||
-	    CU_add_test(s, "encode_gid_matches_perftest", test_encode_gid_matches_perftest) == NULL ||
-	    CU_add_test(s, "encode_nogid_matches_perftest",
-			test_encode_nogid_matches_perftest) == NULL ||
-	    CU_add_test(s, "encode_errors", test_encode_errors) == NULL ||
-	    CU_add_test(s, "decode_round_trip", test_decode_round_trip) == NULL ||
-	    CU_add_test(s, "decode_captured_perftest", test_decode_captured_perftest) == NULL ||
-	    CU_add_test(s, "decode_errors", test_decode_errors) == NULL ||
-	    CU_add_test(s, "script_all_tests_both_roles",
-			test_script_all_tests_both_roles) == NULL ||
-	    CU_add_test(s, "api_against_api", test_api_against_api) == NULL ||
-	    CU_add_test(s, "old_version_refused", test_old_version_refused) == NULL ||
-	    CU_add_test(s, "changed_address_refused", test_changed_address_refused) == NULL ||
-	    CU_add_test(s, "io_errors", test_io_errors) == NULL ||
-	    CU_add_test(s, "invalid_arguments", test_invalid_arguments) == NULL) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails == 0 ? 0 : 1;
+	return ut_cunit_run_one(&ut_perf_proto_suite);
 }

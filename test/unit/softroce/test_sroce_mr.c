@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include <CUnit/Basic.h>
+#include "ut_common.h"
 
 /* normally defined by sroce_dev.c, not linked here */
 int pv_sroce_logtype;
@@ -111,23 +112,19 @@ test_key_exhaustion(void)
 	pv_sroce_pd_dealloc(pd);
 }
 
+static const struct ut_case ut_sroce_mr_cases[] = {
+	{ "remote_checks", test_remote_checks },
+	{ "local_sge", test_local_sge },
+	{ "key_exhaustion", test_key_exhaustion },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite ut_sroce_mr_suite = { "sroce_mr", NULL, NULL, ut_sroce_mr_cases };
+
 int
 main(void)
 {
-	CU_pSuite s;
-	int fails;
-
 	dev.mr_next = 1;
 	dev.mr_gen = 1;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_mr", NULL, NULL);
-	CU_add_test(s, "remote_checks", test_remote_checks);
-	CU_add_test(s, "local_sge", test_local_sge);
-	CU_add_test(s, "key_exhaustion", test_key_exhaustion);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails != 0;
+	return ut_cunit_run_one(&ut_sroce_mr_suite);
 }

@@ -16,6 +16,7 @@
 #include <CUnit/Basic.h>
 #include <rte_eal.h>
 #include <rte_mbuf.h>
+#include "ut_common.h"
 
 #include "ut_sroce_unit.h"
 
@@ -449,11 +450,26 @@ test_read_responses(void)
 	freeqp(qp);
 }
 
+static const struct ut_case ut_sroce_req_cases[] = {
+	{ "window_ackreq_psn_wrap", test_window_ackreq_psn_wrap },
+	{ "segmentation_pad_imm", test_segmentation_pad_imm },
+	{ "timer_retry_and_exhaustion", test_timer_retry_and_exhaustion },
+	{ "ack_completes_and_disarms", test_ack_completes_and_disarms },
+	{ "nak_seq_go_back_n", test_nak_seq_go_back_n },
+	{ "rnr_wait_then_exceeded", test_rnr_wait_then_exceeded },
+	{ "read_responses", test_read_responses },
+	{ "ack_after_rnr_rewind", test_ack_after_rnr_rewind },
+	{ "read_resp_after_rewind", test_read_resp_after_rewind },
+	{ "ghost_nak_ignored", test_ghost_nak_ignored },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite ut_sroce_req_suite = { "sroce_req", NULL, NULL, ut_sroce_req_cases };
+
 int
 main(void)
 {
 	static struct pv_wc ring[64];
-	CU_pSuite s;
 	int fails, rc;
 
 	dev = ut_eal_dev_init("ut_sroce_req", &rc);
@@ -462,23 +478,7 @@ main(void)
 	cq.ring = ring;
 	cq.mask = 63;
 	cq.dev = dev;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_req", NULL, NULL);
-	CU_add_test(s, "window_ackreq_psn_wrap", test_window_ackreq_psn_wrap);
-	CU_add_test(s, "segmentation_pad_imm", test_segmentation_pad_imm);
-	CU_add_test(s, "timer_retry_and_exhaustion", test_timer_retry_and_exhaustion);
-	CU_add_test(s, "ack_completes_and_disarms", test_ack_completes_and_disarms);
-	CU_add_test(s, "nak_seq_go_back_n", test_nak_seq_go_back_n);
-	CU_add_test(s, "rnr_wait_then_exceeded", test_rnr_wait_then_exceeded);
-	CU_add_test(s, "read_responses", test_read_responses);
-	CU_add_test(s, "ack_after_rnr_rewind", test_ack_after_rnr_rewind);
-	CU_add_test(s, "read_resp_after_rewind", test_read_resp_after_rewind);
-	CU_add_test(s, "ghost_nak_ignored", test_ghost_nak_ignored);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	fails = ut_cunit_run_one(&ut_sroce_req_suite);
 	rte_eal_cleanup();
-	return fails != 0;
+	return fails;
 }

@@ -21,6 +21,7 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
+#include "ut_common.h"
 #include "ut_sroce_unit.h"
 
 #define MTU	1024
@@ -597,11 +598,27 @@ test_owner_thread_check(void)
 #endif
 }
 
+static const struct ut_case ut_sroce_resp_cases[] = {
+	{ "send_in_order", test_send_in_order },
+	{ "write_read_atomic", test_write_read_atomic },
+	{ "psn_sequence_nak_once", test_psn_sequence_nak_once },
+	{ "duplicates", test_duplicates },
+	{ "access_violations", test_access_violations },
+	{ "opcode_sequence", test_opcode_sequence },
+	{ "rnr", test_rnr },
+	{ "uc_drop_and_count", test_uc_drop_and_count },
+	{ "read_length_limits", test_read_length_limits },
+	{ "payload_above_mtu", test_payload_above_mtu },
+	{ "owner_thread_check", test_owner_thread_check },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite ut_sroce_resp_suite = { "sroce_resp", NULL, NULL, ut_sroce_resp_cases };
+
 int
 main(void)
 {
 	static struct pv_wc ring[64];
-	CU_pSuite s;
 	int fails, rc;
 
 	dev = ut_eal_dev_init("ut_sroce_resp", &rc);
@@ -616,24 +633,7 @@ main(void)
 	cq.ring = ring;
 	cq.mask = 63;
 	cq.dev = dev;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sroce_resp", NULL, NULL);
-	CU_add_test(s, "send_in_order", test_send_in_order);
-	CU_add_test(s, "write_read_atomic", test_write_read_atomic);
-	CU_add_test(s, "psn_sequence_nak_once", test_psn_sequence_nak_once);
-	CU_add_test(s, "duplicates", test_duplicates);
-	CU_add_test(s, "access_violations", test_access_violations);
-	CU_add_test(s, "opcode_sequence", test_opcode_sequence);
-	CU_add_test(s, "rnr", test_rnr);
-	CU_add_test(s, "uc_drop_and_count", test_uc_drop_and_count);
-	CU_add_test(s, "read_length_limits", test_read_length_limits);
-	CU_add_test(s, "payload_above_mtu", test_payload_above_mtu);
-	CU_add_test(s, "owner_thread_check", test_owner_thread_check);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	fails = ut_cunit_run_one(&ut_sroce_resp_suite);
 	rte_eal_cleanup();
-	return fails != 0;
+	return fails;
 }

@@ -20,6 +20,7 @@
 #include <rte_net_crc.h>
 
 #include "sroce_wire.c"
+#include "ut_common.h"
 
 #define UT_MAX_FRAME	16384
 #define UT_MAX_FILES	64
@@ -933,6 +934,38 @@ test_format(void)
 	CU_ASSERT_STRING_EQUAL(pv_sroce_aeth_name(0x9f), "reserved");
 }
 
+static int ut_manifest_found;
+
+/* a ut_case.when: the cases that read the capture corpus */
+static int
+ut_have_data(void)
+{
+	return ut_manifest_found;
+}
+
+static const struct ut_case ut_sroce_wire_cases[] = {
+	{ "opcode_table", test_opcode_table },
+	{ "wire_structs", test_wire_structs },
+	{ "build_all_opcodes", test_build_all_opcodes },
+	{ "psn_helpers", test_psn_helpers },
+	{ "manifest_files_present", test_manifest_files_present, ut_have_data },
+	{ "captures_scalar_crc", test_captures_scalar, ut_have_data },
+	{ "captures_vector_crc", test_captures_vector, ut_have_data },
+	{ "icrc_bit_flip", test_icrc_bit_flip, ut_have_data },
+	{ "icrc_in_place_identical", test_icrc_in_place_identical, ut_have_data },
+	{ "parse_truncated", test_parse_truncated, ut_have_data },
+	{ "parse_malformed", test_parse_malformed, ut_have_data },
+	{ "parse_not_roce", test_parse_not_roce, ut_have_data },
+	{ "parse_vlan", test_parse_vlan, ut_have_data },
+	{ "format", test_format, ut_have_data },
+	{ NULL, NULL },
+};
+
+static const struct ut_suite ut_sroce_wire_suite = {
+	.name = "sroce_wire",
+	.cases = ut_sroce_wire_cases,
+};
+
 int
 main(int argc, char **argv)
 {
@@ -940,9 +973,7 @@ main(int argc, char **argv)
 		argv[0], "--no-huge", "--no-pci", "-m", "64", "--no-shconf",
 		"--file-prefix=ut_sroce_wire", "--log-level=*:warning",
 	};
-	CU_pSuite s;
-	unsigned int failures;
-	int have_data = 0;
+	int fails;
 
 	if (argc > 1) {
 		char path[512];
@@ -950,48 +981,19 @@ main(int argc, char **argv)
 		ut_data_dir = argv[1];
 		snprintf(path, sizeof(path), "%s/MANIFEST.md", ut_data_dir);
 		ut_manifest = ut_file_read(path);
-		have_data = ut_manifest != NULL;
-		if (!have_data)
+		ut_manifest_found = ut_manifest != NULL;
+		if (!ut_manifest_found)
 			fprintf(stderr, "%s: no capture corpus, its tests are skipped\n", path);
 	}
 	/* with EAL the vector CRC code is selectable too */
 	ut_eal_ok = rte_eal_init(RTE_DIM(eal_args), eal_args) >= 0;
 	pv_sroce_wire_init();
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	s = CU_add_suite("sroce_wire", NULL, NULL);
-	if (s == NULL)
-		goto err;
-	if (CU_add_test(s, "opcode_table", test_opcode_table) == NULL ||
-	    CU_add_test(s, "wire_structs", test_wire_structs) == NULL ||
-	    CU_add_test(s, "build_all_opcodes", test_build_all_opcodes) == NULL ||
-	    CU_add_test(s, "psn_helpers", test_psn_helpers) == NULL)
-		goto err;
-	if (have_data &&
-	    (CU_add_test(s, "manifest_files_present", test_manifest_files_present) == NULL ||
-	     CU_add_test(s, "captures_scalar_crc", test_captures_scalar) == NULL ||
-	     CU_add_test(s, "captures_vector_crc", test_captures_vector) == NULL ||
-	     CU_add_test(s, "icrc_bit_flip", test_icrc_bit_flip) == NULL ||
-	     CU_add_test(s, "icrc_in_place_identical", test_icrc_in_place_identical) == NULL ||
-	     CU_add_test(s, "parse_truncated", test_parse_truncated) == NULL ||
-	     CU_add_test(s, "parse_malformed", test_parse_malformed) == NULL ||
-	     CU_add_test(s, "parse_not_roce", test_parse_not_roce) == NULL ||
-	     CU_add_test(s, "parse_vlan", test_parse_vlan) == NULL ||
-	     CU_add_test(s, "format", test_format) == NULL))
-		goto err;
-
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	fails = ut_cunit_run_one(&ut_sroce_wire_suite);
 	free(ut_manifest);
 	if (ut_eal_ok)
 		rte_eal_cleanup();
-	if (failures != 0)
-		return 1;
-	return have_data ? 0 : 77;
-err:
-	CU_cleanup_registry();
-	return CU_get_error();
+	if (fails != 0)
+		return fails;
+	return ut_manifest_found ? 0 : UT_EXIT_SKIP;
 }

@@ -268,17 +268,18 @@ test_async_context_post(void)
 	CU_ASSERT_EQUAL(pv_context_async_event_post((struct pv_context *)&ev, &ev), -ENODEV);
 }
 
-int
-ut_suite_verbs_async(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_async", ut_async_init, ut_async_fini);
+static const struct ut_case ut_verbs_async_cases[] = {
+	{ "post/get/ack, non-blocking", test_async_nonblocking },
+	{ "queue full", test_async_full },
+	{ "blocking get", test_async_blocking },
+	{ "device post", test_async_device_post },
+	{ "context post", test_async_context_post },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "post/get/ack, non-blocking", test_async_nonblocking) == NULL ||
-	    CU_add_test(s, "queue full", test_async_full) == NULL ||
-	    CU_add_test(s, "blocking get", test_async_blocking) == NULL ||
-	    CU_add_test(s, "device post", test_async_device_post) == NULL ||
-	    CU_add_test(s, "context post", test_async_context_post) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_async = {
+	.name = "verbs_async",
+	.init = ut_async_init,
+	.fini = ut_async_fini,
+	.cases = ut_verbs_async_cases,
+};

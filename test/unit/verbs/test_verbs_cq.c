@@ -258,17 +258,18 @@ test_channel_many_cqs(void)
 	CU_ASSERT_EQUAL(pv_destroy_comp_channel(ch), 0);
 }
 
-int
-ut_suite_verbs_cq(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_cq", ut_cq_init, ut_cq_fini);
+static const struct ut_case ut_verbs_cq_cases[] = {
+	{ "comp channel", test_channel },
+	{ "create/resize/destroy cq", test_create_cq_args },
+	{ "cq events, non-blocking", test_cq_events_nonblocking },
+	{ "cq event, blocking", test_cq_event_blocking },
+	{ "channel with 40 cqs", test_channel_many_cqs },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "comp channel", test_channel) == NULL ||
-	    CU_add_test(s, "create/resize/destroy cq", test_create_cq_args) == NULL ||
-	    CU_add_test(s, "cq events, non-blocking", test_cq_events_nonblocking) == NULL ||
-	    CU_add_test(s, "cq event, blocking", test_cq_event_blocking) == NULL ||
-	    CU_add_test(s, "channel with 40 cqs", test_channel_many_cqs) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_cq = {
+	.name = "verbs_cq",
+	.init = ut_cq_init,
+	.fini = ut_cq_fini,
+	.cases = ut_verbs_cq_cases,
+};

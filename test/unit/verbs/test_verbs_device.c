@@ -253,19 +253,18 @@ test_devargs_parse(void)
 	CU_ASSERT_EQUAL(pv_devargs_parse("a=1", NULL, &kv), -EINVAL);
 }
 
-int
-ut_suite_verbs_device(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_device", NULL, NULL);
+static const struct ut_case ut_verbs_device_cases[] = {
+	{ "device list probes once", test_device_list_probes_once },
+	{ "pv_device_add errors", test_device_add_errors },
+	{ "open/close, EBUSY", test_open_close },
+	{ "query device/port", test_query_device_port },
+	{ "query gid/pkey", test_query_gid_pkey },
+	{ "progress, fork_init", test_progress_fork },
+	{ "devargs parse", test_devargs_parse },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "device list probes once", test_device_list_probes_once) == NULL ||
-	    CU_add_test(s, "pv_device_add errors", test_device_add_errors) == NULL ||
-	    CU_add_test(s, "open/close, EBUSY", test_open_close) == NULL ||
-	    CU_add_test(s, "query device/port", test_query_device_port) == NULL ||
-	    CU_add_test(s, "query gid/pkey", test_query_gid_pkey) == NULL ||
-	    CU_add_test(s, "progress, fork_init", test_progress_fork) == NULL ||
-	    CU_add_test(s, "devargs parse", test_devargs_parse) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_device = {
+	.name = "verbs_device",
+	.cases = ut_verbs_device_cases,
+};

@@ -299,18 +299,62 @@ test_init_ah_from_wc(void)
 	UT_ASSERT_NULL_ERRNO(pv_create_ah_from_wc(ut_pd, &wc, &grh, 1), EINVAL);
 }
 
-int
-ut_suite_verbs_mr(void)
+/*
+ * test/common's registered buffers: the MR covers the buffer only, and a
+ * byte changed on either side of it is reported by the canary check and
+ * by the free (the security tests rely on both).
+ */
+static void
+test_ut_buf_canaries(void)
 {
-	CU_pSuite s = CU_add_suite("verbs_mr", ut_mr_init, ut_mr_fini);
+	struct ut_buf *b = ut_buf_alloc(ut_pd, 100, PV_ACCESS_LOCAL_WRITE, 10);
+	uint8_t saved;
 
-	if (s == NULL ||
-	    CU_add_test(s, "alloc/dealloc pd", test_pd) == NULL ||
-	    CU_add_test(s, "reg_mr arguments", test_reg_mr_args) == NULL ||
-	    CU_add_test(s, "reg_mr access matrix", test_reg_mr_access_matrix) == NULL ||
-	    CU_add_test(s, "reg_mr on demand", test_reg_mr_on_demand) == NULL ||
-	    CU_add_test(s, "create/destroy ah", test_create_ah) == NULL ||
-	    CU_add_test(s, "init_ah_from_wc", test_init_ah_from_wc) == NULL)
-		return -1;
-	return 0;
+	CU_ASSERT_FATAL(b != NULL);
+	CU_ASSERT_EQUAL(b->len, 100);
+	CU_ASSERT_EQUAL(b->canary_len, 64);	/* rounded up to 64 */
+	CU_ASSERT_EQUAL((uintptr_t)b->addr % 64, 0);
+	CU_ASSERT_PTR_EQUAL(b->mr->addr, b->addr);
+	CU_ASSERT_EQUAL(b->mr->length, 100);
+	CU_ASSERT_EQUAL(ut_buf_check_canaries(b), 0);
+	memset(b->addr, 0xff, b->len);		/* the buffer itself is free to change */
+	CU_ASSERT_EQUAL(ut_buf_check_canaries(b), 0);
+	saved = b->addr[b->len];
+	b->addr[b->len] ^= 1;			/* one byte past the end */
+	CU_ASSERT_EQUAL(ut_buf_check_canaries(b), 1);
+	b->addr[b->len] = saved;
+	saved = b->addr[-64];
+	b->addr[-64] ^= 0x80;			/* the first byte of the leading canary */
+	b->addr[-1] ^= 0x80;			/* and the last */
+	CU_ASSERT_EQUAL(ut_buf_check_canaries(b), 2);
+	b->addr[-64] = saved;
+	CU_ASSERT_EQUAL(ut_buf_free(b), 1);	/* still one changed byte */
+	CU_ASSERT_EQUAL(ut_buf_free(NULL), 0);
+
+	b = ut_buf_alloc(ut_pd, 0x1000, PV_ACCESS_LOCAL_WRITE, 0);
+	CU_ASSERT_FATAL(b != NULL);
+	CU_ASSERT_EQUAL(b->canary_len, 0);
+	CU_ASSERT_EQUAL(ut_buf_free(b), 0);
+	/* pv_reg_mr()'s refusal comes back as NULL and its errno */
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ut_buf_alloc(ut_pd, 64, PV_ACCESS_REMOTE_WRITE, 64));
+	CU_ASSERT_EQUAL(errno, EINVAL);
 }
+
+static const struct ut_case ut_verbs_mr_cases[] = {
+	{ "alloc/dealloc pd", test_pd },
+	{ "reg_mr arguments", test_reg_mr_args },
+	{ "reg_mr access matrix", test_reg_mr_access_matrix },
+	{ "reg_mr on demand", test_reg_mr_on_demand },
+	{ "create/destroy ah", test_create_ah },
+	{ "init_ah_from_wc", test_init_ah_from_wc },
+	{ "ut_buf canaries", test_ut_buf_canaries },
+	{ NULL, NULL },
+};
+
+const struct ut_suite ut_suite_verbs_mr = {
+	.name = "verbs_mr",
+	.init = ut_mr_init,
+	.fini = ut_mr_fini,
+	.cases = ut_verbs_mr_cases,
+};

@@ -117,15 +117,14 @@ test_unset_ops_through_verbs(void)
 	CU_ASSERT_EQUAL(pv_close_device(ctx), 0);
 }
 
-int
-ut_suite_verbs_ops(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_ops", NULL, NULL);
+static const struct ut_case ut_verbs_ops_cases[] = {
+	{ "empty driver: every op EOPNOTSUPP", test_stubs_all_eopnotsupp },
+	{ "register keeps set ops", test_register_keeps_ops },
+	{ "unset ops via verbs", test_unset_ops_through_verbs },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "empty driver: every op EOPNOTSUPP", test_stubs_all_eopnotsupp) == NULL ||
-	    CU_add_test(s, "register keeps set ops", test_register_keeps_ops) == NULL ||
-	    CU_add_test(s, "unset ops via verbs", test_unset_ops_through_verbs) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_ops = {
+	.name = "verbs_ops",
+	.cases = ut_verbs_ops_cases,
+};

@@ -460,18 +460,19 @@ test_mcast(void)
 	CU_ASSERT_EQUAL(pv_destroy_qp(rc), 0);
 }
 
-int
-ut_suite_verbs_qp(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_qp", ut_qp_init, ut_qp_fini);
+static const struct ut_case ut_verbs_qp_cases[] = {
+	{ "srq", test_srq },
+	{ "create_qp errors", test_create_qp_errors },
+	{ "create_qp fields and counts", test_create_qp_fields },
+	{ "modify_qp rc walk and values", test_modify_qp_rc_walk },
+	{ "modify_qp ud", test_modify_qp_ud },
+	{ "attach/detach mcast", test_mcast },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "srq", test_srq) == NULL ||
-	    CU_add_test(s, "create_qp errors", test_create_qp_errors) == NULL ||
-	    CU_add_test(s, "create_qp fields and counts", test_create_qp_fields) == NULL ||
-	    CU_add_test(s, "modify_qp rc walk and values", test_modify_qp_rc_walk) == NULL ||
-	    CU_add_test(s, "modify_qp ud", test_modify_qp_ud) == NULL ||
-	    CU_add_test(s, "attach/detach mcast", test_mcast) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_qp = {
+	.name = "verbs_qp",
+	.init = ut_qp_init,
+	.fini = ut_qp_fini,
+	.cases = ut_verbs_qp_cases,
+};

@@ -218,17 +218,16 @@ test_bad_states_types(void)
 					      PV_QP_STATE | PV_QP_TIMEOUT | PV_QP_SQ_PSN), 0);
 }
 
-int
-ut_suite_verbs_qp_state(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_qp_state", NULL, NULL);
+static const struct ut_case ut_verbs_qp_state_cases[] = {
+	{ "RC: all 49 transitions", test_table_rc },
+	{ "UC: all 49 transitions", test_table_uc },
+	{ "UD: all 49 transitions", test_table_ud },
+	{ "RAW_PACKET: all 49 transitions", test_table_raw },
+	{ "bad states and types", test_bad_states_types },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "RC: all 49 transitions", test_table_rc) == NULL ||
-	    CU_add_test(s, "UC: all 49 transitions", test_table_uc) == NULL ||
-	    CU_add_test(s, "UD: all 49 transitions", test_table_ud) == NULL ||
-	    CU_add_test(s, "RAW_PACKET: all 49 transitions", test_table_raw) == NULL ||
-	    CU_add_test(s, "bad states and types", test_bad_states_types) == NULL)
-		return -1;
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_qp_state = {
+	.name = "verbs_qp_state",
+	.cases = ut_verbs_qp_state_cases,
+};

@@ -108,19 +108,15 @@ test_rates_vs_libibverbs(void)
 }
 #endif
 
-int
-ut_suite_verbs_str(void)
-{
-	CU_pSuite s = CU_add_suite("verbs_str", NULL, NULL);
+static const struct ut_case ut_verbs_str_cases[] = {
+	{ "strings", test_strings_spot },
+	{ "rates", test_rates_spot },
+	{ "strings == libibverbs", test_strings_vs_libibverbs },
+	{ "rates == libibverbs", test_rates_vs_libibverbs },
+	{ NULL, NULL },
+};
 
-	if (s == NULL ||
-	    CU_add_test(s, "strings", test_strings_spot) == NULL ||
-	    CU_add_test(s, "rates", test_rates_spot) == NULL)
-		return -1;
-#ifdef UT_HAVE_IBVERBS
-	if (CU_add_test(s, "strings == libibverbs", test_strings_vs_libibverbs) == NULL ||
-	    CU_add_test(s, "rates == libibverbs", test_rates_vs_libibverbs) == NULL)
-		return -1;
-#endif
-	return 0;
-}
+const struct ut_suite ut_suite_verbs_str = {
+	.name = "verbs_str",
+	.cases = ut_verbs_str_cases,
+};

@@ -12,48 +12,38 @@
 
 #include <CUnit/Basic.h>
 
+#include <rte_common.h>
+
 #include "pv_rtc.h"
 #include "ut_verbs.h"
 
 int
 main(void)
 {
-	char *args[] = {
-		"test_verbs",
-		"--no-huge",
-		"--no-pci",
-		"-m", "128",
-		"-l", "0",
-		"--file-prefix=pv_ut_verbs",
-		"--log-level=*:warning",
-		"--log-level=pv.verbs:critical",	/* the tests provoke every error */
-		"--pv-dev=ut_fake:name=ut_fake0,ports=2",
-		"--pv-dev=ut_fake:name=ut_fake1",
-		"--pv-dev=ut_fake:ports=1",		/* no name: the driver skips it */
-		"--pv-dev=ut_nosuchdriver:x=1",		/* names no driver: logged */
-		NULL,
+	static const struct ut_suite *const suites[] = {
+		&ut_suite_verbs_device,
+		&ut_suite_verbs_ops,
+		&ut_suite_verbs_mr,
+		&ut_suite_verbs_cq,
+		&ut_suite_verbs_qp,
+		&ut_suite_verbs_qp_state,
+		&ut_suite_verbs_async,
+		&ut_suite_verbs_str,
 	};
-	int argc = (int)(sizeof(args) / sizeof(args[0])) - 1;
-	unsigned int failures;
 	int ret;
 
-	ret = pv_init(argc, args);
+	ret = ut_pv_init("test_verbs", 128, "pv_ut_verbs", "0",
+			 "--log-level=pv.verbs:critical",	/* the tests provoke every error */
+			 "--pv-dev=ut_fake:name=ut_fake0,ports=2",
+			 "--pv-dev=ut_fake:name=ut_fake1",
+			 "--pv-dev=ut_fake:ports=1",	/* no name: the driver skips it */
+			 "--pv-dev=ut_nosuchdriver:x=1",	/* names no driver: logged */
+			 NULL);
 	if (ret < 0) {
 		fprintf(stderr, "pv_init: %d\n", ret);
 		return 77;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	if (ut_suite_verbs_device() || ut_suite_verbs_ops() || ut_suite_verbs_mr() ||
-	    ut_suite_verbs_cq() || ut_suite_verbs_qp() || ut_suite_verbs_qp_state() ||
-	    ut_suite_verbs_async() || ut_suite_verbs_str()) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	ret = ut_cunit_run(suites, RTE_DIM(suites));
 	pv_cleanup();
-	return failures != 0 ? 1 : 0;
+	return ret;
 }

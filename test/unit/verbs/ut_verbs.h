@@ -19,6 +19,7 @@
 
 #include "pv_verbs.h"
 #include "pv_verbs_driver.h"
+#include "ut_common.h"
 
 #define UT_MAX_QP_WR 1024
 #define UT_MAX_SGE 4
@@ -48,14 +49,14 @@ extern struct ut_fake_state ut_fake;
 /** Open the fake device called @p name; NULL if absent or on error. */
 struct pv_context *ut_fake_open(const char *name);
 
-int ut_suite_verbs_device(void);
-int ut_suite_verbs_ops(void);
-int ut_suite_verbs_mr(void);
-int ut_suite_verbs_cq(void);
-int ut_suite_verbs_qp(void);
-int ut_suite_verbs_qp_state(void);
-int ut_suite_verbs_async(void);
-int ut_suite_verbs_str(void);
+extern const struct ut_suite ut_suite_verbs_device;
+extern const struct ut_suite ut_suite_verbs_ops;
+extern const struct ut_suite ut_suite_verbs_mr;
+extern const struct ut_suite ut_suite_verbs_cq;
+extern const struct ut_suite ut_suite_verbs_qp;
+extern const struct ut_suite ut_suite_verbs_qp_state;
+extern const struct ut_suite ut_suite_verbs_async;
+extern const struct ut_suite ut_suite_verbs_str;
 
 /* Assert a pointer verb failed with @p err. */
 #define UT_ASSERT_NULL_ERRNO(expr, err) do { \
