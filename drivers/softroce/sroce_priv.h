@@ -57,8 +57,8 @@ extern int pv_sroce_logtype;
 /* limits reported by query_device (section "Limits" of softroce.rst) */
 #define SROCE_MAX_DEVS		8
 #define SROCE_QPN_BASE		0x11	/* first QPN, as rxe */
-#define SROCE_MAX_QP		256	/* power of two */
-#define SROCE_MAX_MR		4096	/* index 0 unused: key 0 is never valid */
+#define SROCE_MAX_QP		65536	/* default and ceiling of devarg max_qp= */
+#define SROCE_MAX_MR		((1u << 20) - 1)	/* default and ceiling of max_mr= */
 #define SROCE_MAX_QP_WR		16384
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	256
@@ -114,12 +114,18 @@ struct sroce_dev {
 	struct rte_mempool *mp;
 	rte_pcapng_t *pcapng;		/* capture file (pcap= devarg), NULL = off */
 	uint32_t nb_qps;		/* entries used in qps[] */
-	struct sroce_qp *qps[SROCE_MAX_QP];	/* QPs in RTR, RTS or ERR: progressed */
-	struct sroce_qp *qp_tbl[SROCE_MAX_QP];	/* by qpn - SROCE_QPN_BASE */
-	struct sroce_mr *mr_tbl[SROCE_MAX_MR];	/* by key >> 8 */
-	uint32_t mr_gen;		/* low 8 bits of the next key */
+	struct sroce_qp **qps;		/* [max_qp] QPs in RTR, RTS or ERR: progressed */
+	struct sroce_qp **qp_tbl;	/* [max_qp] by qpn - SROCE_QPN_BASE */
+	uint32_t max_qp;		/* devarg max_qp=, sizes qps[] and qp_tbl[] */
+	uint32_t qp_free;		/* no free qp_tbl[] slot below this index */
+	struct sroce_mr **mr_tbl;	/* [mr_mask + 1] by key & mr_mask (sroce_mr.c) */
+	uint32_t *mr_last_key;		/* [mr_mask + 1] a slot's previous key */
+	uint32_t mr_mask;		/* index bits of a key; the others are random */
+	uint32_t max_mr;		/* devarg max_mr= (index 0 unused: key 0 invalid) */
 	uint32_t mr_next;		/* next index to try */
 	uint32_t nb_mr;
+	uint32_t key_rnd_left;		/* unused words in key_rnd[] */
+	uint32_t key_rnd[16];		/* getrandom() output for the next keys */
 	uint32_t nb_cq;
 	uint32_t nb_srq;
 	uint32_t nb_ah;
@@ -450,12 +456,20 @@ sroce_qp_lookup(const struct sroce_dev *dev, uint32_t qpn)
 {
 	uint32_t i = qpn - SROCE_QPN_BASE;
 
-	if (unlikely(i >= SROCE_MAX_QP))
+	if (unlikely(i >= dev->max_qp))
 		return NULL;
 	return dev->qp_tbl[i];
 }
 
 /* sroce_mr.c */
+/**
+ * Allocate the key table of @p dev for @p max_mr MRs (1 .. SROCE_MAX_MR) and
+ * set its QP tables up for @p max_qp QPs (1 .. SROCE_MAX_QP); logs the memory
+ * at INFO. @return 0, -EINVAL out of range, -ENOMEM
+ */
+int pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr);
+/** Free what pv_sroce_tables_init() allocated (idempotent). */
+void pv_sroce_tables_fini(struct sroce_dev *dev);
 struct pv_pd *pv_sroce_pd_alloc(struct pv_context *context);
 int pv_sroce_pd_dealloc(struct pv_pd *pd);
 struct pv_mr *pv_sroce_mr_reg(struct pv_pd *pd, void *addr, size_t length, int access);

@@ -385,6 +385,8 @@ main(void)
 	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
 		return 77;
 	dev = calloc(1, sizeof(*dev));
+	if (pv_sroce_tables_init(dev, 16, 16) != 0)
+		return 1;
 	dev->mp = rte_pktmbuf_pool_create("ut_req", 2048, 0, 0, SROCE_MBUF_DATA, 0);
 	if (dev->mp == NULL)
 		return 1;
