@@ -9,7 +9,9 @@
  * --pv-dev=softroce:port=<ethdev name>,ip=A.B.C.D[,mac=..][,mtu=N][,pcap=FILE]
  *                   [,icrc=0|1][,arp_timeout_ms=N][,drop_tx_every=N]
  *                   [,drop_rx_every=N][,dup_rx_every=N][,drop_tx_one_in=N]
- *                   [,drop_rx_one_in=N][,max_qp=N][,max_mr=N]
+ *                   [,drop_rx_one_in=N][,max_qp=N][,max_mr=N][,seed=N]
+ *                   [,{tx,rx}_{drop,corrupt,dup,reorder,delay}_ppm=N]
+ *                   [,{tx,rx}_{reorder,delay}_us=N]
  *
  * max_qp (default and maximum 65536) and max_mr (default and maximum
  * 1048575) size the QPN and key tables at probe.
@@ -75,6 +77,31 @@ sroce_parse_u32(const char *value, uint32_t *out)
 	return 0;
 }
 
+/* tx_<field>=N and rx_<field>=N: a field of struct pv_sroce_fault_dir */
+static int
+sroce_devarg_fault_dir(const char *key, const char *value, struct pv_sroce_fault_dir *d)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "drop_ppm", offsetof(struct pv_sroce_fault_dir, drop_ppm) },
+		{ "corrupt_ppm", offsetof(struct pv_sroce_fault_dir, corrupt_ppm) },
+		{ "dup_ppm", offsetof(struct pv_sroce_fault_dir, dup_ppm) },
+		{ "reorder_ppm", offsetof(struct pv_sroce_fault_dir, reorder_ppm) },
+		{ "reorder_us", offsetof(struct pv_sroce_fault_dir, reorder_us) },
+		{ "delay_ppm", offsetof(struct pv_sroce_fault_dir, delay_ppm) },
+		{ "delay_us", offsetof(struct pv_sroce_fault_dir, delay_us) },
+	};
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(fields); i++)
+		if (strcmp(key + 3, fields[i].name) == 0)
+			return sroce_parse_u32(value, (uint32_t *)((uint8_t *)d + fields[i].off));
+	SROCE_LOG(ERR, "unknown devarg \"%s\"", key);
+	return -EINVAL;
+}
+
 static int
 sroce_devarg_kv(const char *key, const char *value, void *opaque)
 {
@@ -117,6 +144,12 @@ sroce_devarg_kv(const char *key, const char *value, void *opaque)
 		if (sroce_parse_u32(value, &a->max_mr) != 0 || a->max_mr == 0 ||
 		    a->max_mr > SROCE_MAX_MR)
 			return -EINVAL;
+	} else if (strcmp(key, "seed") == 0) {
+		if (sroce_parse_u32(value, &a->fault.seed) != 0)
+			return -EINVAL;
+	} else if (strncmp(key, "tx_", 3) == 0 || strncmp(key, "rx_", 3) == 0) {
+		return sroce_devarg_fault_dir(key, value,
+					      key[0] == 't' ? &a->fault.tx : &a->fault.rx);
 	} else if (strcmp(key, "drop_tx_every") == 0) {
 		if (sroce_parse_u32(value, &a->fault.drop_tx_every) != 0)
 			return -EINVAL;
@@ -447,6 +480,7 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 	sroce_stats_log(dev);
 	/* contexts left open at pv_cleanup() */
 	sroce_link_monitor_stop(dev);
+	pv_sroce_fault_free(dev);
 	while (dev->tx_head != dev->tx_tail) {
 		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
 		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
@@ -514,6 +548,7 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	dev->arp_timeout_ms = a.arp_timeout_ms;
 	dev->fault = a.fault;
 	dev->fault_rng = 1;
+	pv_sroce_fault_reset(dev);
 	pv_sroce_tx_hook_update(dev);
 	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "sroce%d", index);
 	ret = pv_sroce_tables_init(dev, a.max_qp, a.max_mr);
@@ -775,6 +810,7 @@ pv_sroce_fault_set(struct pv_context *context, const struct pv_sroce_fault *faul
 	dev->fault_tx_cnt = 0;
 	dev->fault_rx_cnt = 0;
 	dev->fault_rng = 1;
+	pv_sroce_fault_reset(dev);
 	pv_sroce_tx_hook_update(dev);
 	return 0;
 }

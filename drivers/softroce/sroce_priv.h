@@ -100,6 +100,21 @@ struct sroce_arp_ent {
 	uint8_t valid;
 };
 
+enum { SROCE_FAULT_TX, SROCE_FAULT_RX };
+
+/** Random faults of one direction: generator and frames held back (sroce_net.c). */
+struct sroce_fault_q {
+	uint64_t rng;			/* xorshift64* state */
+	uint64_t reorder_tsc;		/* fault.<dir>.reorder_us in TSC cycles */
+	uint64_t delay_tsc;
+	uint32_t n;			/* entries used in held[] */
+	uint8_t on;			/* the direction has a fault */
+	struct {
+		struct rte_mbuf *m;
+		uint64_t due_tsc;
+	} held[PV_SROCE_FAULT_HOLD];
+};
+
 /** A softroce device: one ethdev port. */
 struct sroce_dev {
 	struct pv_device ibdev;		/* must be first */
@@ -134,6 +149,8 @@ struct sroce_dev {
 	struct pv_sroce_fault fault;
 	uint64_t fault_tx_cnt, fault_rx_cnt;
 	uint32_t fault_rng;		/* LCG state of the *_one_in drops */
+	uint8_t fault_rx_on;		/* fault.rx has a nonzero field */
+	struct sroce_fault_q fault_q[2];	/* SROCE_FAULT_TX, SROCE_FAULT_RX */
 	struct rte_mbuf *tx_ring[SROCE_TX_RING];
 	/* identity */
 	struct rte_ether_addr mac;
@@ -658,6 +675,10 @@ void pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, ui
 			 enum rte_pcapng_direction dir);
 /** Recompute dev->tx_hook after a change of capture or fault settings. */
 void pv_sroce_tx_hook_update(struct sroce_dev *dev);
+/** Seed the fault generators from dev->fault and make held frames due now. */
+void pv_sroce_fault_reset(struct sroce_dev *dev);
+/** Free the frames held by fault injection (device teardown). */
+void pv_sroce_fault_free(struct sroce_dev *dev);
 int pv_sroce_progress(struct pv_context *context);
 
 /** Free TX slots. */
