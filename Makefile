@@ -7,7 +7,7 @@ CLANG_BUILD ?= build-clang
 MESON_OPTS ?= -Dwerror=true
 
 .PHONY: all deps build build-asan build-clang demo test test-unit test-asan test-valgrind \
-	interop bench-mlx5 install clean
+	interop bench-mlx5 bench-chaos fuzz install clean
 
 all: build
 
@@ -52,6 +52,12 @@ interop: build
 
 bench-mlx5: build
 	usertools/pv-bench-mlx5.sh $(BUILD)
+
+# softroce RC/UC/UD under loss, reorder, duplication, corruption: messages
+# survived per minute (CHAOS_SECONDS per transport)
+CHAOS_SECONDS ?= 20
+bench-chaos: build
+	usertools/pv-bench-chaos.sh $(BUILD) $(CHAOS_SECONDS)
 
 install: build
 	meson install -C $(BUILD)
