@@ -10,6 +10,7 @@ pkgs=(
 	dpdk-dev
 	libcunit1-dev
 	libdpdk-dev
+	libclang-rt-14-dev
 	libibverbs-dev
 	libpcap-dev
 	meson
