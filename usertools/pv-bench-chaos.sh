@@ -19,7 +19,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 rc=0
 PV_CHAOS_SECONDS=$secs "$bin" >"$out" 2>&1 || rc=$?
-grep -E '^(ud|uc|rc):|^chaos ' "$out" || true
+# CUnit prints a test's name and its output on one line: match inside lines
+grep -oE 'chaos (ud|uc|rc): .*|(uc|rc): ([0-9]+|stuck) .*' "$out" || true
 grep -E 'FAILED|^ +[0-9]+\. ' "$out" || true
 if [ "$rc" -ne 0 ]; then
 	echo "pv-bench-chaos: a run failed its checks (exit $rc), full log:" >&2
