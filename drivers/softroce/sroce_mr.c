@@ -4,7 +4,9 @@
 
 /*
  * Protection domains and memory regions. The key table has a power-of-two
- * number of slots (max_mr + 1 rounded up, fixed at device creation); a key is
+ * number of slots (max_mr + 1 rounded up, fixed at device creation), in
+ * chunks of 4096 allocated when first used (a directory of 256 pointers at
+ * the default size: a device pays for the MRs it has had); a key is
  * (random << index bits | table index): the low bits find the slot in O(1),
  * every other bit is drawn from getrandom() at each registration, and the
  * lookup compares the whole key. lkey == rkey (as rxe). With the default
@@ -24,21 +26,21 @@
 
 #include "sroce_priv.h"
 
+#define SROCE_MR_CHUNK_MASK ((1u << SROCE_MR_CHUNK_SHIFT) - 1)
+
 int
 pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 {
-	uint32_t slots;
+	uint32_t slots, ndir;
 
 	if (max_qp == 0 || max_qp > SROCE_MAX_QP || max_mr == 0 || max_mr > SROCE_MAX_MR)
 		return -EINVAL;
 	slots = rte_align32pow2(max_mr + 1);
-	/* calloc: untouched pages of a large table cost no memory */
+	ndir = RTE_MAX(slots >> SROCE_MR_CHUNK_SHIFT, 1u);
 	dev->qps = calloc(max_qp, sizeof(*dev->qps));
 	dev->qp_tbl = calloc(max_qp, sizeof(*dev->qp_tbl));
-	dev->mr_tbl = calloc(slots, sizeof(*dev->mr_tbl));
-	dev->mr_last_key = calloc(slots, sizeof(*dev->mr_last_key));
-	if (dev->qps == NULL || dev->qp_tbl == NULL || dev->mr_tbl == NULL ||
-	    dev->mr_last_key == NULL) {
+	dev->mr_dir = calloc(ndir, sizeof(*dev->mr_dir));
+	if (dev->qps == NULL || dev->qp_tbl == NULL || dev->mr_dir == NULL) {
 		pv_sroce_tables_fini(dev);
 		return -ENOMEM;
 	}
@@ -47,24 +49,27 @@ pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 	dev->mr_mask = slots - 1;
 	dev->mr_next = 1;
 	dev->key_rnd_left = 0;
-	SROCE_LOG(INFO, "%s: %u QPs, %u MRs (%u random key bits): tables of %zu KiB",
-		  dev->ibdev.name, max_qp, max_mr, 32 - __builtin_popcount(dev->mr_mask),
-		  (2 * (size_t)max_qp * sizeof(*dev->qps) +
-		   (size_t)slots * (sizeof(*dev->mr_tbl) + sizeof(*dev->mr_last_key))) / 1024);
+	SROCE_LOG(INFO, "%s: %u QPs, %u MRs (%u random key bits): tables of %zu KiB, "
+		  "and %zu KiB per 4096 MRs registered", dev->ibdev.name, max_qp, max_mr,
+		  32 - __builtin_popcount(dev->mr_mask),
+		  (2 * (size_t)max_qp * sizeof(*dev->qps) + ndir * sizeof(*dev->mr_dir)) / 1024,
+		  sizeof(struct sroce_mr_chunk) / 1024);
 	return 0;
 }
 
 void
 pv_sroce_tables_fini(struct sroce_dev *dev)
 {
+	uint32_t i;
+
+	for (i = 0; dev->mr_dir != NULL && i <= dev->mr_mask >> SROCE_MR_CHUNK_SHIFT; i++)
+		free(dev->mr_dir[i]);
 	free(dev->qps);
 	free(dev->qp_tbl);
-	free(dev->mr_tbl);
-	free(dev->mr_last_key);
-	dev->mr_last_key = NULL;
+	free(dev->mr_dir);
 	dev->qps = NULL;
 	dev->qp_tbl = NULL;
-	dev->mr_tbl = NULL;
+	dev->mr_dir = NULL;
 	dev->max_qp = 0;
 	dev->max_mr = 0;
 }
@@ -127,6 +132,7 @@ pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 {
 	struct sroce_pd *pd = sroce_pd(ibpd);
 	struct sroce_dev *dev = pd->dev;
+	struct sroce_mr_chunk *c = NULL;
 	struct sroce_mr *mr;
 	uint32_t i, idx = 0;
 
@@ -143,7 +149,14 @@ pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 	for (i = 0; i < dev->max_mr && dev->nb_mr < dev->max_mr; i++) {
 		uint32_t j = (dev->mr_next - 1 + i) % dev->max_mr + 1;
 
-		if (dev->mr_tbl[j] == NULL) {
+		c = dev->mr_dir[j >> SROCE_MR_CHUNK_SHIFT];
+		if (c == NULL) {
+			c = calloc(1, sizeof(*c));
+			if (c == NULL)
+				break;
+			dev->mr_dir[j >> SROCE_MR_CHUNK_SHIFT] = c;
+		}
+		if (c->mr[j & SROCE_MR_CHUNK_MASK] == NULL) {
 			idx = j;
 			break;
 		}
@@ -163,14 +176,14 @@ pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 	mr->start = (uintptr_t)addr;
 	mr->length = length;
 	mr->access = access;
-	mr->key = sroce_key_new(dev, idx, dev->mr_last_key[idx]);
+	mr->key = sroce_key_new(dev, idx, c->last_key[idx & SROCE_MR_CHUNK_MASK]);
 	mr->ibmr.addr = addr;
 	mr->ibmr.length = length;
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
 	mr->ibmr.access = access;
 	mr->ibmr.handle = idx;
-	dev->mr_tbl[idx] = mr;
+	c->mr[idx & SROCE_MR_CHUNK_MASK] = mr;
 	dev->mr_next = idx % dev->max_mr + 1;
 	dev->nb_mr++;
 	return &mr->ibmr;
@@ -181,9 +194,11 @@ pv_sroce_mr_dereg(struct pv_mr *ibmr)
 {
 	struct sroce_mr *mr = sroce_mr(ibmr);
 	struct sroce_dev *dev = mr->pd->dev;
+	uint32_t idx = mr->key & dev->mr_mask;
+	struct sroce_mr_chunk *c = dev->mr_dir[idx >> SROCE_MR_CHUNK_SHIFT];
 
-	dev->mr_tbl[mr->key & dev->mr_mask] = NULL;
-	dev->mr_last_key[mr->key & dev->mr_mask] = mr->key;
+	c->mr[idx & SROCE_MR_CHUNK_MASK] = NULL;
+	c->last_key[idx & SROCE_MR_CHUNK_MASK] = mr->key;
 	dev->nb_mr--;
 	free(mr);
 	return 0;
@@ -192,8 +207,13 @@ pv_sroce_mr_dereg(struct pv_mr *ibmr)
 static inline const struct sroce_mr *
 sroce_mr_lookup(const struct sroce_dev *dev, uint32_t key)
 {
-	const struct sroce_mr *mr = dev->mr_tbl[key & dev->mr_mask];
+	uint32_t idx = key & dev->mr_mask;
+	const struct sroce_mr_chunk *c = dev->mr_dir[idx >> SROCE_MR_CHUNK_SHIFT];
+	const struct sroce_mr *mr;
 
+	if (unlikely(c == NULL))
+		return NULL;
+	mr = c->mr[idx & SROCE_MR_CHUNK_MASK];
 	if (unlikely(mr == NULL || mr->key != key))
 		return NULL;
 	return mr;

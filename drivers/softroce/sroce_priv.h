@@ -100,6 +100,14 @@ struct sroce_arp_ent {
 	uint8_t valid;
 };
 
+#define SROCE_MR_CHUNK_SHIFT	12
+
+/** 4096 key slots: a chunk of a device's MR table, allocated when first used. */
+struct sroce_mr_chunk {
+	struct sroce_mr *mr[1u << SROCE_MR_CHUNK_SHIFT];
+	uint32_t last_key[1u << SROCE_MR_CHUNK_SHIFT];	/* a slot's previous key */
+};
+
 enum { SROCE_FAULT_TX, SROCE_FAULT_RX };
 
 /** Random faults of one direction: generator and frames held back (sroce_net.c). */
@@ -133,8 +141,8 @@ struct sroce_dev {
 	struct sroce_qp **qp_tbl;	/* [max_qp] by qpn - SROCE_QPN_BASE */
 	uint32_t max_qp;		/* devarg max_qp=, sizes qps[] and qp_tbl[] */
 	uint32_t qp_free;		/* no free qp_tbl[] slot below this index */
-	struct sroce_mr **mr_tbl;	/* [mr_mask + 1] by key & mr_mask (sroce_mr.c) */
-	uint32_t *mr_last_key;		/* [mr_mask + 1] a slot's previous key */
+	/* key slots by key & mr_mask, in chunks allocated on first use (sroce_mr.c) */
+	struct sroce_mr_chunk **mr_dir;
 	uint32_t mr_mask;		/* index bits of a key; the others are random */
 	uint32_t max_mr;		/* devarg max_mr= (index 0 unused: key 0 invalid) */
 	uint32_t mr_next;		/* next index to try */

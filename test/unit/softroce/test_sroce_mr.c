@@ -145,7 +145,7 @@ test_table_limits(void)
 	CU_ASSERT_EQUAL(d.mr_mask, 4095);
 	pv_sroce_tables_fini(&d);
 	pv_sroce_tables_fini(&d);	/* idempotent */
-	CU_ASSERT_PTR_NULL(d.mr_tbl);
+	CU_ASSERT_PTR_NULL(d.mr_dir);
 }
 
 static void
