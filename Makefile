@@ -7,7 +7,7 @@ CLANG_BUILD ?= build-clang
 MESON_OPTS ?= -Dwerror=true
 
 .PHONY: all deps build build-asan build-clang demo test test-unit test-asan test-valgrind \
-	interop bench-mlx5 install clean
+	interop bench-mlx5 bench-chaos fuzz install clean
 
 all: build
 
@@ -39,9 +39,10 @@ demo: build
 	usertools/pv-demo.sh $(BUILD)
 
 # the whole test suite: release build, then the ASan+UBSan build, same suites,
-# then the unit suites of the release build under valgrind memcheck
+# then the unit suites of the release build under valgrind memcheck, then
+# the fuzz targets of the clang build for a few seconds each
 test: build build-asan build-clang
-	usertools/pv-test.sh --valgrind $(BUILD) $(BUILD) $(ASAN_BUILD)
+	usertools/pv-test.sh --valgrind $(BUILD) --fuzz $(CLANG_BUILD) $(BUILD) $(ASAN_BUILD)
 
 # the unit suites alone under valgrind memcheck (see test/meson.build)
 test-valgrind: build
@@ -52,6 +53,17 @@ interop: build
 
 bench-mlx5: build
 	usertools/pv-bench-mlx5.sh $(BUILD)
+
+# the libFuzzer targets of test/fuzz (clang build) for FUZZ_SECONDS each
+FUZZ_SECONDS ?= 60
+fuzz: build-clang
+	usertools/pv-fuzz.sh $(CLANG_BUILD) $(FUZZ_SECONDS)
+
+# softroce RC/UC/UD under loss, reorder, duplication, corruption: messages
+# survived per minute (CHAOS_SECONDS per transport)
+CHAOS_SECONDS ?= 20
+bench-chaos: build
+	usertools/pv-bench-chaos.sh $(BUILD) $(CHAOS_SECONDS)
 
 install: build
 	meson install -C $(BUILD)

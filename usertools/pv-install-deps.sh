@@ -24,6 +24,7 @@ pkgs=(
 
 # package: what drops out without it
 declare -A optional=(
+	[libclang-rt-14-dev]="the libFuzzer targets (make fuzz, the fuzz step of make test)"
 	[libibverbs-dev]="the mlx5 driver's hardware control path (and the driver without mlx5dv.h)"
 	[libpcap-dev]="tools/roce-decode and the tests that read captures"
 	[rdma-core]="the mlx5 driver's hardware control path"

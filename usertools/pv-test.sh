@@ -5,7 +5,8 @@
 # test setup 'valgrind', test/meson.build), printing every test's output
 # (CUnit run summaries and valgrind error summaries included), then one
 # closing line counting every pass.
-# Usage: pv-test.sh [--valgrind BUILD] BUILD...
+# With --fuzz DIR, the fuzz suite of DIR (test/fuzz, a clang build).
+# Usage: pv-test.sh [--valgrind BUILD] [--fuzz BUILD] BUILD...
 set -uo pipefail
 pass=0 fail=0 skip=0 rc=0
 
@@ -34,6 +35,11 @@ if [ "${1:-}" = "--valgrind" ]; then
 	vg_build=${2:?--valgrind needs a build directory}
 	shift 2
 fi
+fuzz_build=
+if [ "${1:-}" = "--fuzz" ]; then
+	fuzz_build=${2:?--fuzz needs a build directory}
+	shift 2
+fi
 
 for b in "$@"; do
 	run_pass "meson test in $b" -C "$b" --suite unit --suite integration
@@ -49,6 +55,16 @@ if [ -n "$vg_build" ]; then
 		echo "pv-test: no 'valgrind' test setup in $vg_build: install valgrind" \
 			"(usertools/pv-install-deps.sh), then: meson setup --reconfigure $vg_build" >&2
 		fail=$((fail + 1))
+	fi
+fi
+
+# the libFuzzer targets, a few seconds each (test/fuzz: clang builds only)
+if [ -n "$fuzz_build" ]; then
+	if meson test -C "$fuzz_build" --suite fuzz --list >/dev/null 2>&1; then
+		run_pass "fuzz targets in $fuzz_build" -C "$fuzz_build" --suite fuzz
+	else
+		echo "pv-test: no fuzz targets in $fuzz_build (not clang with libFuzzer:" \
+			"see test/fuzz in its meson log)"
 	fi
 fi
 

@@ -382,11 +382,9 @@ mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 		}
 	}
 	if (e != NULL) {
-		/* a generation byte in the key makes a stale key fail */
-		pv_mlx5_mdl.mr_gen = (pv_mlx5_mdl.mr_gen + 1) & 0xff;
-		if (pv_mlx5_mdl.mr_gen == 0)
-			pv_mlx5_mdl.mr_gen = 1;
-		key = i << 8 | pv_mlx5_mdl.mr_gen;
+		/* the slot's next generation makes its stale keys fail */
+		e->gen = e->gen % PV_MLX5_MDL_KEY_GEN_MAX + 1;
+		key = e->gen << PV_MLX5_MDL_KEY_IDX_BITS | i;
 		e->pdn = pv_mlx5_pd(ibpd)->pdn;
 		e->access = access;
 		e->addr = (uintptr_t)addr;

@@ -29,7 +29,7 @@
 #define PV_MLX5_MDL_MAX_DEV	4
 #define PV_MLX5_MDL_MAX_QP	256
 #define PV_MLX5_MDL_MAX_CQ	256
-#define PV_MLX5_MDL_MAX_MR	4096
+#define PV_MLX5_MDL_MAX_MR	4096	/* 1 << PV_MLX5_MDL_KEY_IDX_BITS */
 #define PV_MLX5_MDL_MAX_PD	256
 #define PV_MLX5_MDL_MAX_SRQ	64
 #define PV_MLX5_MDL_SRQN_BASE	0x20
@@ -113,8 +113,17 @@ int pv_mlx5_model_lcore(void);
 
 struct pv_mlx5_mdl_dev;
 
+/*
+ * A memory key: the slot in its low 12 bits (PV_MLX5_MDL_MAX_MR), the slot's
+ * generation in the 20 above, counted per slot from 1: a deregistered key
+ * comes back only after 2^20 - 1 registrations of its slot.
+ */
+#define PV_MLX5_MDL_KEY_IDX_BITS	12
+#define PV_MLX5_MDL_KEY_GEN_MAX		((1u << (32 - PV_MLX5_MDL_KEY_IDX_BITS)) - 1)
+
 struct pv_mlx5_mdl_mr {
 	uint32_t key;		/**< lkey == rkey; 0: free slot */
+	uint32_t gen;		/**< generation of the slot's latest key */
 	uint32_t pdn;
 	uint32_t access;	/**< pv_access_flags */
 	uint64_t addr;
@@ -202,7 +211,6 @@ struct pv_mlx5_mdl_fabric {
 	struct pv_mlx5_mdl_qp *qps[PV_MLX5_MDL_MAX_QP];
 	struct pv_mlx5_mdl_cq *cqs[PV_MLX5_MDL_MAX_CQ];
 	struct pv_mlx5_mdl_mr mrs[PV_MLX5_MDL_MAX_MR];
-	uint32_t mr_gen;
 	uint32_t pd_next;
 	struct pv_mlx5_mdl_stats st;
 };

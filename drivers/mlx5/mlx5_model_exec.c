@@ -78,7 +78,7 @@ static uint8_t *
 mdl_mr_check_pd(const struct pv_mlx5_mdl_dev *dev, uint32_t pdn, uint32_t key, uint64_t addr,
 		uint64_t len, unsigned int need)
 {
-	uint32_t i = key >> 8;
+	uint32_t i = key & (PV_MLX5_MDL_MAX_MR - 1);
 	const struct pv_mlx5_mdl_mr *mr;
 
 	if (i == 0 || i >= PV_MLX5_MDL_MAX_MR)

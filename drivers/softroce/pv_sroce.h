@@ -65,12 +65,43 @@ struct pv_sroce_stats {
 	 * (acknowledged long ago) or with nothing outstanding
 	 */
 	uint64_t stale_naks_rx;
+	uint64_t tx_fault_dup;		/**< fault injection: frames sent twice (a copy) */
+	uint64_t rx_fault_dup;		/**< fault injection: frames processed twice */
+	uint64_t tx_fault_corrupt;	/**< fault injection: one bit flipped before sending */
+	uint64_t rx_fault_corrupt;	/**< fault injection: one bit flipped before the ICRC check */
+	uint64_t tx_fault_held;		/**< fault injection: held back (reorder, delay) */
+	uint64_t rx_fault_held;
+	uint64_t fault_hold_full;	/**< not held: the hold queue of the direction was full */
+};
+
+/** Frames held back by fault injection at most, per direction and device. */
+#define PV_SROCE_FAULT_HOLD 256
+
+/**
+ * Random faults of one direction (TX: before the PMD, RX: before the parser
+ * and its ICRC check), each a fraction of the RoCEv2 frames in parts per
+ * million (1000000: every frame), decided per frame in this order: drop,
+ * corrupt, duplicate, hold (reorder or delay). Held frames are the mbufs
+ * themselves (a duplicate is an mbuf copy from the device's pool), kept in a
+ * queue of PV_SROCE_FAULT_HOLD entries and released by the progress of the
+ * device once due; with the queue full a frame passes unheld (counted).
+ */
+struct pv_sroce_fault_dir {
+	uint32_t drop_ppm;	/**< dropped */
+	uint32_t corrupt_ppm;	/**< one bit flipped from the BTH to the ICRC (ICRC-covered) */
+	uint32_t dup_ppm;	/**< a copy follows the frame (after the frames of this pass) */
+	uint32_t reorder_ppm;	/**< held reorder_us: later frames overtake it */
+	uint32_t reorder_us;
+	uint32_t delay_ppm;	/**< held delay_us; 0 with delay_us != 0: every frame */
+	uint32_t delay_us;
 };
 
 /**
- * Deterministic fault injection, applied to RoCEv2 frames only (ARP is never
- * touched). Counters start at the call of pv_sroce_fault_set(). A zero field
- * disables that fault.
+ * Fault injection, applied to RoCEv2 frames only (ARP is never touched).
+ * Counters start at the call of pv_sroce_fault_set(). A zero field
+ * disables that fault. Every random decision comes from generators seeded
+ * with @p seed (one per direction): a run that sees the same frames in the
+ * same order takes the same decisions.
  */
 struct pv_sroce_fault {
 	uint32_t drop_tx_every;		/**< drop every Nth transmitted frame */
@@ -86,6 +117,9 @@ struct pv_sroce_fault {
 	 */
 	uint32_t drop_tx_one_in;
 	uint32_t drop_rx_one_in;	/**< same for received frames */
+	uint32_t seed;			/**< seed of the tx/rx generators (0 is a seed too) */
+	struct pv_sroce_fault_dir tx;	/**< random faults of transmitted frames */
+	struct pv_sroce_fault_dir rx;	/**< random faults of received frames */
 };
 
 /**
@@ -97,8 +131,11 @@ int pv_sroce_stats_get(struct pv_context *context, struct pv_sroce_stats *stats)
 
 /**
  * Set (replace) the fault injection of the device of @p context and reset
- * its counters and generator; devargs drop_tx_every, drop_rx_every,
- * dup_rx_every, drop_tx_one_in, drop_rx_one_in set the same fields at probe.
+ * its counters and generators; devargs drop_tx_every, drop_rx_every,
+ * dup_rx_every, drop_tx_one_in, drop_rx_one_in, seed and tx_<field>,
+ * rx_<field> (a field of struct pv_sroce_fault_dir: tx_reorder_ppm ...) set
+ * the same fields at probe. Frames held under the previous settings are
+ * released at the next progress.
  * @return 0, -EINVAL NULL argument or not a softroce context.
  * Thread: the owner of the device's queues.
  */

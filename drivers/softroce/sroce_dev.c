@@ -9,7 +9,12 @@
  * --pv-dev=softroce:port=<ethdev name>,ip=A.B.C.D[,mac=..][,mtu=N][,pcap=FILE]
  *                   [,icrc=0|1][,arp_timeout_ms=N][,drop_tx_every=N]
  *                   [,drop_rx_every=N][,dup_rx_every=N][,drop_tx_one_in=N]
- *                   [,drop_rx_one_in=N]
+ *                   [,drop_rx_one_in=N][,max_qp=N][,max_mr=N][,seed=N]
+ *                   [,{tx,rx}_{drop,corrupt,dup,reorder,delay}_ppm=N]
+ *                   [,{tx,rx}_{reorder,delay}_us=N]
+ *
+ * max_qp (default and maximum 65536) and max_mr (default and maximum
+ * 1048575) size the QPN and key tables at probe.
  */
 
 #include <arpa/inet.h>
@@ -53,6 +58,8 @@ struct sroce_devargs {
 	uint32_t mtu;
 	int icrc;
 	uint32_t arp_timeout_ms;
+	uint32_t max_qp;
+	uint32_t max_mr;
 	struct pv_sroce_fault fault;
 };
 
@@ -68,6 +75,31 @@ sroce_parse_u32(const char *value, uint32_t *out)
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;
+}
+
+/* tx_<field>=N and rx_<field>=N: a field of struct pv_sroce_fault_dir */
+static int
+sroce_devarg_fault_dir(const char *key, const char *value, struct pv_sroce_fault_dir *d)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "drop_ppm", offsetof(struct pv_sroce_fault_dir, drop_ppm) },
+		{ "corrupt_ppm", offsetof(struct pv_sroce_fault_dir, corrupt_ppm) },
+		{ "dup_ppm", offsetof(struct pv_sroce_fault_dir, dup_ppm) },
+		{ "reorder_ppm", offsetof(struct pv_sroce_fault_dir, reorder_ppm) },
+		{ "reorder_us", offsetof(struct pv_sroce_fault_dir, reorder_us) },
+		{ "delay_ppm", offsetof(struct pv_sroce_fault_dir, delay_ppm) },
+		{ "delay_us", offsetof(struct pv_sroce_fault_dir, delay_us) },
+	};
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(fields); i++)
+		if (strcmp(key + 3, fields[i].name) == 0)
+			return sroce_parse_u32(value, (uint32_t *)((uint8_t *)d + fields[i].off));
+	SROCE_LOG(ERR, "unknown devarg \"%s\"", key);
+	return -EINVAL;
 }
 
 static int
@@ -104,6 +136,20 @@ sroce_devarg_kv(const char *key, const char *value, void *opaque)
 	} else if (strcmp(key, "arp_timeout_ms") == 0) {
 		if (sroce_parse_u32(value, &a->arp_timeout_ms) != 0)
 			return -EINVAL;
+	} else if (strcmp(key, "max_qp") == 0) {
+		if (sroce_parse_u32(value, &a->max_qp) != 0 || a->max_qp == 0 ||
+		    a->max_qp > SROCE_MAX_QP)
+			return -EINVAL;
+	} else if (strcmp(key, "max_mr") == 0) {
+		if (sroce_parse_u32(value, &a->max_mr) != 0 || a->max_mr == 0 ||
+		    a->max_mr > SROCE_MAX_MR)
+			return -EINVAL;
+	} else if (strcmp(key, "seed") == 0) {
+		if (sroce_parse_u32(value, &a->fault.seed) != 0)
+			return -EINVAL;
+	} else if (strncmp(key, "tx_", 3) == 0 || strncmp(key, "rx_", 3) == 0) {
+		return sroce_devarg_fault_dir(key, value,
+					      key[0] == 't' ? &a->fault.tx : &a->fault.rx);
 	} else if (strcmp(key, "drop_tx_every") == 0) {
 		if (sroce_parse_u32(value, &a->fault.drop_tx_every) != 0)
 			return -EINVAL;
@@ -434,6 +480,7 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 	sroce_stats_log(dev);
 	/* contexts left open at pv_cleanup() */
 	sroce_link_monitor_stop(dev);
+	pv_sroce_fault_free(dev);
 	while (dev->tx_head != dev->tx_tail) {
 		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
 		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
@@ -454,6 +501,7 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 		dev->pcapng = NULL;
 	}
 	rte_mempool_free(dev->pcap_mp);
+	pv_sroce_tables_fini(dev);
 	/* closed, the port holds no mbuf of the pool (rx queue release) */
 	if (close_port)
 		rte_mempool_free(dev->mp);
@@ -471,6 +519,8 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	memset(&a, 0, sizeof(a));
 	a.icrc = 1;
 	a.arp_timeout_ms = 3000;
+	a.max_qp = SROCE_MAX_QP;
+	a.max_mr = SROCE_MAX_MR;
 	ret = pv_devargs_parse(args, sroce_devarg_kv, &a);
 	if (ret != 0) {
 		SROCE_LOG(ERR, "bad devargs \"%s\"", args);
@@ -498,9 +548,12 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	dev->arp_timeout_ms = a.arp_timeout_ms;
 	dev->fault = a.fault;
 	dev->fault_rng = 1;
+	pv_sroce_fault_reset(dev);
 	pv_sroce_tx_hook_update(dev);
-	dev->mr_gen = 1;
-	dev->mr_next = 1;
+	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "sroce%d", index);
+	ret = pv_sroce_tables_init(dev, a.max_qp, a.max_mr);
+	if (ret != 0)
+		goto err_free;
 	if (a.has_mac) {
 		dev->mac = a.mac;
 		(void)rte_eth_dev_default_mac_addr_set(port_id, &dev->mac);
@@ -520,7 +573,6 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 		if (ret != 0)
 			goto err_free;
 	}
-	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "sroce%d", index);
 	snprintf(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name), "sroce%d", index);
 	snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path), "ethdev:%s", a.port);
 	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path), "ethdev:%s", a.port);
@@ -645,18 +697,18 @@ sroce_query_device(struct pv_context *context, struct pv_device_attr *attr)
 	attr->vendor_id = 0xffffff;	/* as rxe: no IEEE OUI */
 	attr->vendor_part_id = 0;
 	attr->hw_ver = 0;
-	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp = dev->max_qp;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_SYS_IMAGE_GUID;
 	attr->max_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
-	attr->max_mr = SROCE_MAX_MR - 1;
+	attr->max_mr = dev->max_mr;
 	attr->max_pd = 0xffff;
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
-	attr->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
+	attr->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * dev->max_qp;
 	attr->atomic_cap = PV_ATOMIC_HCA;
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
@@ -756,6 +808,7 @@ pv_sroce_fault_set(struct pv_context *context, const struct pv_sroce_fault *faul
 	dev->fault_tx_cnt = 0;
 	dev->fault_rx_cnt = 0;
 	dev->fault_rng = 1;
+	pv_sroce_fault_reset(dev);
 	pv_sroce_tx_hook_update(dev);
 	return 0;
 }

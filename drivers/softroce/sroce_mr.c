@@ -3,19 +3,106 @@
  */
 
 /*
- * Protection domains and memory regions. A key is (table index << 8 | 8-bit
- * generation): lkey == rkey; a stale key of a deregistered MR whose slot was
- * reused fails the generation compare. Remote accesses are checked here
- * against key, PD, access right and bounds before a byte moves
- * (ARCHITECTURE.md decision 6).
+ * Protection domains and memory regions. The key table has a power-of-two
+ * number of slots (max_mr + 1 rounded up, fixed at device creation), in
+ * chunks of 4096 allocated when first used (a directory of 256 pointers at
+ * the default size: a device pays for the MRs it has had); a key is
+ * (random << index bits | table index): the low bits find the slot in O(1),
+ * every other bit is drawn from getrandom() at each registration, and the
+ * lookup compares the whole key. lkey == rkey (as rxe). With the default
+ * 1,048,575 MRs a key has 12 random bits, with max_mr=4095 20 bits: one key
+ * says nothing of the next, and a stale key of a deregistered MR whose slot
+ * was reused fails the compare (the new key always differs from the old).
+ * Remote accesses are checked here against key, PD, access right and bounds
+ * before a byte moves (ARCHITECTURE.md decision 6).
  */
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 #include <rte_malloc.h>
+#include <rte_random.h>
 
 #include "sroce_priv.h"
+
+#define SROCE_MR_CHUNK_MASK ((1u << SROCE_MR_CHUNK_SHIFT) - 1)
+
+int
+pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
+{
+	uint32_t slots, ndir;
+
+	if (max_qp == 0 || max_qp > SROCE_MAX_QP || max_mr == 0 || max_mr > SROCE_MAX_MR)
+		return -EINVAL;
+	slots = rte_align32pow2(max_mr + 1);
+	ndir = RTE_MAX(slots >> SROCE_MR_CHUNK_SHIFT, 1u);
+	dev->qps = calloc(max_qp, sizeof(*dev->qps));
+	dev->qp_tbl = calloc(max_qp, sizeof(*dev->qp_tbl));
+	dev->mr_dir = calloc(ndir, sizeof(*dev->mr_dir));
+	if (dev->qps == NULL || dev->qp_tbl == NULL || dev->mr_dir == NULL) {
+		pv_sroce_tables_fini(dev);
+		return -ENOMEM;
+	}
+	dev->max_qp = max_qp;
+	dev->max_mr = max_mr;
+	dev->mr_mask = slots - 1;
+	dev->mr_next = 1;
+	dev->key_rnd_left = 0;
+	SROCE_LOG(INFO, "%s: %u QPs, %u MRs (%u random key bits): tables of %zu KiB, "
+		  "and %zu KiB per 4096 MRs registered", dev->ibdev.name, max_qp, max_mr,
+		  32 - __builtin_popcount(dev->mr_mask),
+		  (2 * (size_t)max_qp * sizeof(*dev->qps) + ndir * sizeof(*dev->mr_dir)) / 1024,
+		  sizeof(struct sroce_mr_chunk) / 1024);
+	return 0;
+}
+
+void
+pv_sroce_tables_fini(struct sroce_dev *dev)
+{
+	uint32_t i;
+
+	for (i = 0; dev->mr_dir != NULL && i <= dev->mr_mask >> SROCE_MR_CHUNK_SHIFT; i++)
+		free(dev->mr_dir[i]);
+	free(dev->qps);
+	free(dev->qp_tbl);
+	free(dev->mr_dir);
+	dev->qps = NULL;
+	dev->qp_tbl = NULL;
+	dev->mr_dir = NULL;
+	dev->max_qp = 0;
+	dev->max_mr = 0;
+}
+
+/* 32 random bits for a key, from getrandom() in batches (rte_rand if it fails) */
+static uint32_t
+sroce_key_random(struct sroce_dev *dev)
+{
+	if (dev->key_rnd_left == 0) {
+		ssize_t n = getrandom(dev->key_rnd, sizeof(dev->key_rnd), GRND_NONBLOCK);
+
+		if (n != (ssize_t)sizeof(dev->key_rnd)) {
+			uint32_t i;
+
+			for (i = 0; i < RTE_DIM(dev->key_rnd); i++)
+				dev->key_rnd[i] = (uint32_t)rte_rand();
+		}
+		dev->key_rnd_left = RTE_DIM(dev->key_rnd);
+	}
+	return dev->key_rnd[--dev->key_rnd_left];
+}
+
+/* a fresh key for slot @p idx, never @p old (the slot's previous key) */
+static uint32_t
+sroce_key_new(struct sroce_dev *dev, uint32_t idx, uint32_t old)
+{
+	uint32_t key;
+
+	do {
+		key = (sroce_key_random(dev) & ~dev->mr_mask) | idx;
+	} while (key == old);
+	return key;
+}
 
 struct pv_pd *
 pv_sroce_pd_alloc(struct pv_context *context)
@@ -45,6 +132,7 @@ pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 {
 	struct sroce_pd *pd = sroce_pd(ibpd);
 	struct sroce_dev *dev = pd->dev;
+	struct sroce_mr_chunk *c = NULL;
 	struct sroce_mr *mr;
 	uint32_t i, idx = 0;
 
@@ -57,18 +145,25 @@ pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 		errno = EINVAL;
 		return NULL;
 	}
-	for (i = 0; i < SROCE_MAX_MR - 1; i++) {
-		uint32_t j = dev->mr_next + i;
+	/* round robin over slots 1 .. max_mr: a freed slot is reused last */
+	for (i = 0; i < dev->max_mr && dev->nb_mr < dev->max_mr; i++) {
+		uint32_t j = (dev->mr_next - 1 + i) % dev->max_mr + 1;
 
-		j = j % (SROCE_MAX_MR - 1) + 1;
-		if (dev->mr_tbl[j] == NULL) {
+		c = dev->mr_dir[j >> SROCE_MR_CHUNK_SHIFT];
+		if (c == NULL) {
+			c = calloc(1, sizeof(*c));
+			if (c == NULL)
+				break;
+			dev->mr_dir[j >> SROCE_MR_CHUNK_SHIFT] = c;
+		}
+		if (c->mr[j & SROCE_MR_CHUNK_MASK] == NULL) {
 			idx = j;
 			break;
 		}
 	}
 	if (idx == 0) {
-		SROCE_LOG(ERR, "%s: %d MRs registered, no key left", dev->ibdev.name,
-			  SROCE_MAX_MR - 1);
+		SROCE_LOG(ERR, "%s: %u MRs registered (max_mr), no key left", dev->ibdev.name,
+			  dev->max_mr);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -81,16 +176,15 @@ pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 	mr->start = (uintptr_t)addr;
 	mr->length = length;
 	mr->access = access;
-	dev->mr_gen = (dev->mr_gen + 1) & 0xff;
-	mr->key = idx << 8 | dev->mr_gen;
+	mr->key = sroce_key_new(dev, idx, c->last_key[idx & SROCE_MR_CHUNK_MASK]);
 	mr->ibmr.addr = addr;
 	mr->ibmr.length = length;
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
 	mr->ibmr.access = access;
 	mr->ibmr.handle = idx;
-	dev->mr_tbl[idx] = mr;
-	dev->mr_next = idx;
+	c->mr[idx & SROCE_MR_CHUNK_MASK] = mr;
+	dev->mr_next = idx % dev->max_mr + 1;
 	dev->nb_mr++;
 	return &mr->ibmr;
 }
@@ -100,8 +194,11 @@ pv_sroce_mr_dereg(struct pv_mr *ibmr)
 {
 	struct sroce_mr *mr = sroce_mr(ibmr);
 	struct sroce_dev *dev = mr->pd->dev;
+	uint32_t idx = mr->key & dev->mr_mask;
+	struct sroce_mr_chunk *c = dev->mr_dir[idx >> SROCE_MR_CHUNK_SHIFT];
 
-	dev->mr_tbl[mr->key >> 8] = NULL;
+	c->mr[idx & SROCE_MR_CHUNK_MASK] = NULL;
+	c->last_key[idx & SROCE_MR_CHUNK_MASK] = mr->key;
 	dev->nb_mr--;
 	free(mr);
 	return 0;
@@ -110,12 +207,13 @@ pv_sroce_mr_dereg(struct pv_mr *ibmr)
 static inline const struct sroce_mr *
 sroce_mr_lookup(const struct sroce_dev *dev, uint32_t key)
 {
-	uint32_t idx = key >> 8;
+	uint32_t idx = key & dev->mr_mask;
+	const struct sroce_mr_chunk *c = dev->mr_dir[idx >> SROCE_MR_CHUNK_SHIFT];
 	const struct sroce_mr *mr;
 
-	if (unlikely(idx >= SROCE_MAX_MR))
+	if (unlikely(c == NULL))
 		return NULL;
-	mr = dev->mr_tbl[idx];
+	mr = c->mr[idx & SROCE_MR_CHUNK_MASK];
 	if (unlikely(mr == NULL || mr->key != key))
 		return NULL;
 	return mr;

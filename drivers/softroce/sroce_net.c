@@ -57,6 +57,203 @@ pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, uint16_
 	}
 }
 
+/* xorshift64*: the random faults' generator, one per direction */
+static inline uint64_t
+sroce_fault_rand(struct sroce_fault_q *q)
+{
+	q->rng ^= q->rng >> 12;
+	q->rng ^= q->rng << 25;
+	q->rng ^= q->rng >> 27;
+	return q->rng * 0x2545f4914f6cdd1dull;
+}
+
+/* true with probability @p ppm / 10^6 */
+static inline int
+sroce_fault_chance(struct sroce_fault_q *q, uint32_t ppm)
+{
+	return ppm != 0 && (ppm >= 1000000 || (sroce_fault_rand(q) >> 11) % 1000000 < ppm);
+}
+
+static int
+sroce_fault_dir_on(const struct pv_sroce_fault_dir *d)
+{
+	return d->drop_ppm != 0 || d->corrupt_ppm != 0 || d->dup_ppm != 0 ||
+	       d->reorder_ppm != 0 || d->delay_us != 0;
+}
+
+void
+pv_sroce_fault_reset(struct sroce_dev *dev)
+{
+	const struct pv_sroce_fault_dir *dir[2] = { &dev->fault.tx, &dev->fault.rx };
+	uint64_t hz = rte_get_tsc_hz();
+	int d;
+	uint32_t i;
+
+	for (d = 0; d < 2; d++) {
+		struct sroce_fault_q *q = &dev->fault_q[d];
+		/* splitmix64 of seed and direction: never the all-zero state */
+		uint64_t z = (uint64_t)dev->fault.seed * 2 + d + 0x9e3779b97f4a7c15ull;
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		q->rng = (z ^ (z >> 31)) | 1;
+		q->reorder_tsc = (uint64_t)dir[d]->reorder_us * hz / 1000000;
+		q->delay_tsc = (uint64_t)dir[d]->delay_us * hz / 1000000;
+		q->on = sroce_fault_dir_on(dir[d]);
+		for (i = 0; i < q->n; i++)
+			q->held[i].due_tsc = 0;
+	}
+	dev->fault_rx_on = dev->fault_q[SROCE_FAULT_RX].on;
+}
+
+void
+pv_sroce_fault_free(struct sroce_dev *dev)
+{
+	int d;
+	uint32_t i;
+
+	for (d = 0; d < 2; d++) {
+		for (i = 0; i < dev->fault_q[d].n; i++)
+			rte_pktmbuf_free(dev->fault_q[d].held[i].m);
+		dev->fault_q[d].n = 0;
+	}
+}
+
+/*
+ * Offsets of the ICRC-covered RoCE part of a frame, from the BTH to the
+ * end of the ICRC (the IP total length, not Ethernet padding): 0 when the
+ * frame is not IPv4/UDP/4791 or too short to hold a BTH and an ICRC.
+ */
+static uint32_t
+sroce_fault_roce_span(const struct rte_mbuf *m, uint32_t *end_p)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t l3 = SROCE_ETH_HLEN, ihl, end;
+
+	if (m->data_len < SROCE_L2L4_HLEN + 4)
+		return 0;
+	if (p[12] == 0x81 && p[13] == 0x00)
+		l3 += 4;
+	if (p[l3 - 2] != 0x08 || p[l3 - 1] != 0x00 || (p[l3] >> 4) != 4 || p[l3 + 9] != 17)
+		return 0;
+	ihl = (p[l3] & 0xf) * 4u;
+	if (l3 + ihl + SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN > m->data_len)
+		return 0;
+	if ((p[l3 + ihl + 2] << 8 | p[l3 + ihl + 3]) != SROCE_UDP_PORT)
+		return 0;
+	end = l3 + (p[l3 + 2] << 8 | p[l3 + 3]);
+	if (end > m->data_len || end < l3 + ihl + SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN)
+		return 0;
+	*end_p = end;
+	return l3 + ihl + SROCE_UDP_HLEN;
+}
+
+/* flip one bit of the ICRC-covered part (BTH byte 4, resv8a, is masked: never it) */
+static void
+sroce_fault_corrupt(struct sroce_fault_q *q, struct rte_mbuf *m, uint32_t bth, uint32_t end)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint64_t r = sroce_fault_rand(q);
+	uint32_t off = bth + (uint32_t)((r >> 16) % (end - bth - 1));
+
+	if (off >= bth + 4)
+		off++;	/* skip resv8a */
+	p[off] ^= 1u << (r & 7);
+}
+
+static int
+sroce_fault_hold(struct sroce_dev *dev, struct sroce_fault_q *q, struct rte_mbuf *m,
+		 uint64_t due)
+{
+	if (q->n == PV_SROCE_FAULT_HOLD) {
+		dev->stats.fault_hold_full++;
+		return 0;
+	}
+	q->held[q->n].m = m;
+	q->held[q->n].due_tsc = due;
+	q->n++;
+	return 1;
+}
+
+/*
+ * The random faults of direction @p d for frame @p m.
+ * @return 1 when the frame was consumed (dropped and freed, or held), 0 when
+ * it goes on (perhaps corrupted, perhaps with a copy held behind it)
+ */
+static __rte_noinline int
+sroce_fault_apply(struct sroce_dev *dev, int d, struct rte_mbuf *m, uint64_t now)
+{
+	const struct pv_sroce_fault_dir *f = d == SROCE_FAULT_TX ? &dev->fault.tx : &dev->fault.rx;
+	struct sroce_fault_q *q = &dev->fault_q[d];
+	uint32_t bth, end = 0;
+
+	bth = sroce_fault_roce_span(m, &end);
+	if (bth == 0)
+		return 0;	/* ARP, not RoCE */
+	if (sroce_fault_chance(q, f->drop_ppm)) {
+		if (d == SROCE_FAULT_TX)
+			dev->stats.tx_drop_fault++;
+		else
+			dev->stats.rx_drop_fault++;
+		rte_pktmbuf_free(m);
+		return 1;
+	}
+	if (sroce_fault_chance(q, f->corrupt_ppm)) {
+		sroce_fault_corrupt(q, m, bth, end);
+		if (d == SROCE_FAULT_TX)
+			dev->stats.tx_fault_corrupt++;
+		else
+			dev->stats.rx_fault_corrupt++;
+	}
+	if (sroce_fault_chance(q, f->dup_ppm)) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(m, dev->mp, 0, UINT32_MAX);
+
+		if (c != NULL) {
+			if (sroce_fault_hold(dev, q, c, now)) {
+				if (d == SROCE_FAULT_TX)
+					dev->stats.tx_fault_dup++;
+				else
+					dev->stats.rx_fault_dup++;
+			} else {
+				rte_pktmbuf_free(c);
+			}
+		}
+	}
+	if (sroce_fault_chance(q, f->reorder_ppm) ||
+	    (f->delay_us != 0 && (f->delay_ppm == 0 || sroce_fault_chance(q, f->delay_ppm)))) {
+		uint64_t due = now + RTE_MAX(q->reorder_tsc, q->delay_tsc);
+
+		if (sroce_fault_hold(dev, q, m, due)) {
+			if (d == SROCE_FAULT_TX)
+				dev->stats.tx_fault_held++;
+			else
+				dev->stats.rx_fault_held++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Take the held frames of direction @p d that are due at @p now (all when
+ * @p now is UINT64_MAX), in the order they were held, up to @p max into
+ * @p out. @return the frames taken
+ */
+static uint32_t
+sroce_fault_release(struct sroce_fault_q *q, uint64_t now, struct rte_mbuf **out, uint32_t max)
+{
+	uint32_t i, w = 0, k = 0;
+
+	for (i = 0; i < q->n; i++) {
+		if (k < max && q->held[i].due_tsc <= now)
+			out[k++] = q->held[i].m;
+		else
+			q->held[w++] = q->held[i];
+	}
+	q->n = w;
+	return k;
+}
+
 /* 1 in @p n, from a fixed-seed LCG (deterministic across runs) */
 static int
 sroce_fault_one_in(struct sroce_dev *dev, uint32_t n)
@@ -89,9 +286,11 @@ static __rte_noinline void
 sroce_tx_hook(struct sroce_dev *dev)
 {
 	const uint16_t mask = SROCE_TX_RING - 1;
+	struct sroce_fault_q *q = &dev->fault_q[SROCE_FAULT_TX];
 	uint16_t i, w = dev->tx_seen;
 	int faulty = dev->fault.drop_tx_every != 0 || dev->fault.drop_tx_all ||
 		     dev->fault.drop_tx_one_in != 0;
+	uint64_t now = rte_rdtsc();
 
 	for (i = dev->tx_seen; i != dev->tx_tail; i = (i + 1) & mask) {
 		struct rte_mbuf *m = dev->tx_ring[i];
@@ -101,8 +300,21 @@ sroce_tx_hook(struct sroce_dev *dev)
 			rte_pktmbuf_free(m);
 			continue;
 		}
+		if (q->on && sroce_fault_apply(dev, SROCE_FAULT_TX, m, now))
+			continue;
 		dev->tx_ring[w] = m;
 		w = (w + 1) & mask;
+	}
+	/* held frames now due go behind this pass's, never filtered again */
+	if (q->n != 0) {
+		uint32_t space = SROCE_TX_RING - 1 - ((w - dev->tx_head) & mask);
+		struct rte_mbuf *rel[PV_SROCE_FAULT_HOLD];
+		uint32_t k, n = sroce_fault_release(q, now, rel, RTE_MIN(space, RTE_DIM(rel)));
+
+		for (k = 0; k < n; k++) {
+			dev->tx_ring[w] = rel[k];
+			w = (w + 1) & mask;
+		}
 	}
 	dev->tx_tail = w;
 	if (dev->pcapng != NULL) {
@@ -123,7 +335,8 @@ void
 pv_sroce_tx_hook_update(struct sroce_dev *dev)
 {
 	dev->tx_hook = dev->pcapng != NULL || dev->fault.drop_tx_every != 0 ||
-		       dev->fault.drop_tx_all || dev->fault.drop_tx_one_in != 0;
+		       dev->fault.drop_tx_all || dev->fault.drop_tx_one_in != 0 ||
+		       dev->fault_q[SROCE_FAULT_TX].on;
 	/* frames queued before now are not filtered */
 	dev->tx_seen = dev->tx_tail;
 }
@@ -131,7 +344,8 @@ pv_sroce_tx_hook_update(struct sroce_dev *dev)
 void
 pv_sroce_tx_flush(struct sroce_dev *dev)
 {
-	if (unlikely(dev->tx_hook) && dev->tx_seen != dev->tx_tail)
+	if (unlikely(dev->tx_hook || dev->fault_q[SROCE_FAULT_TX].n != 0) &&
+	    (dev->tx_seen != dev->tx_tail || dev->fault_q[SROCE_FAULT_TX].n != 0))
 		sroce_tx_hook(dev);
 	while (dev->tx_head != dev->tx_tail) {
 		uint16_t end = dev->tx_tail > dev->tx_head ? dev->tx_tail : SROCE_TX_RING;
@@ -239,6 +453,33 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 	}
 }
 
+/* RX random faults of a burst: consumed frames become NULL in @p pkts */
+static __rte_noinline void
+sroce_rx_fault_burst(struct sroce_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t now = rte_rdtsc();
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (sroce_fault_apply(dev, SROCE_FAULT_RX, pkts[i], now))
+			pkts[i] = NULL;
+}
+
+/* process the received frames held by fault injection that are due */
+static __rte_noinline int
+sroce_rx_held(struct sroce_dev *dev)
+{
+	struct rte_mbuf *rel[PV_SROCE_FAULT_HOLD];
+	uint32_t i, n;
+
+	n = sroce_fault_release(&dev->fault_q[SROCE_FAULT_RX], rte_rdtsc(), rel, RTE_DIM(rel));
+	for (i = 0; i < n; i++)
+		sroce_rx_one(dev, rel[i]);
+	if (n > 0)
+		rte_pktmbuf_free_bulk(rel, n);
+	return n;
+}
+
 int
 pv_sroce_dev_progress(struct sroce_dev *dev)
 {
@@ -251,17 +492,24 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 	if (unlikely(dev->in_progress))
 		return 0;
 	dev->in_progress = 1;
+	if (unlikely(dev->fault_q[SROCE_FAULT_RX].n != 0))
+		work = sroce_rx_held(dev);
+	else
+		work = 0;
 	n = rte_eth_rx_burst(dev->port_id, 0, pkts, SROCE_RX_BURST);
-	work = n;
+	work += n;
 	if (unlikely(dev->pcapng != NULL) && n > 0)
 		pv_sroce_pcap_burst(dev, pkts, n, RTE_PCAPNG_DIRECTION_IN);
+	if (unlikely(dev->fault_rx_on) && n > 0)
+		sroce_rx_fault_burst(dev, pkts, n);
 	for (i = 0; i < n; i++) {
-		if (i + 1 < n)
+		if (i + 1 < n && pkts[i + 1] != NULL)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		sroce_rx_one(dev, pkts[i]);
+		if (pkts[i] != NULL)
+			sroce_rx_one(dev, pkts[i]);
 	}
 	if (n > 0)
-		rte_pktmbuf_free_bulk(pkts, n);
+		rte_pktmbuf_free_bulk(pkts, n);	/* skips the NULLs of held frames */
 	now = rte_rdtsc();
 	for (q = 0; q < dev->nb_qps; q++) {
 		struct sroce_qp *qp = dev->qps[q];
@@ -282,7 +530,7 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 		if (qp->req.idx != qp->sq_pi)
 			work += qp->fp_req_tx(qp);
 	}
-	if (dev->tx_head != dev->tx_tail)
+	if (dev->tx_head != dev->tx_tail || unlikely(dev->fault_q[SROCE_FAULT_TX].n != 0))
 		pv_sroce_tx_flush(dev);
 	dev->in_progress = 0;
 	return work;

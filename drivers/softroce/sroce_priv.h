@@ -74,8 +74,8 @@ extern int pv_sroce_logtype;
 /* limits reported by query_device (section "Limits" of softroce.rst) */
 #define SROCE_MAX_DEVS		8
 #define SROCE_QPN_BASE		0x11	/* first QPN, as rxe */
-#define SROCE_MAX_QP		256	/* power of two */
-#define SROCE_MAX_MR		4096	/* index 0 unused: key 0 is never valid */
+#define SROCE_MAX_QP		65536	/* default and ceiling of devarg max_qp= */
+#define SROCE_MAX_MR		((1u << 20) - 1)	/* default and ceiling of max_mr= */
 #define SROCE_MAX_QP_WR		16384
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	256
@@ -117,6 +117,29 @@ struct sroce_arp_ent {
 	uint8_t valid;
 };
 
+#define SROCE_MR_CHUNK_SHIFT	12
+
+/** 4096 key slots: a chunk of a device's MR table, allocated when first used. */
+struct sroce_mr_chunk {
+	struct sroce_mr *mr[1u << SROCE_MR_CHUNK_SHIFT];
+	uint32_t last_key[1u << SROCE_MR_CHUNK_SHIFT];	/* a slot's previous key */
+};
+
+enum { SROCE_FAULT_TX, SROCE_FAULT_RX };
+
+/** Random faults of one direction: generator and frames held back (sroce_net.c). */
+struct sroce_fault_q {
+	uint64_t rng;			/* xorshift64* state */
+	uint64_t reorder_tsc;		/* fault.<dir>.reorder_us in TSC cycles */
+	uint64_t delay_tsc;
+	uint32_t n;			/* entries used in held[] */
+	uint8_t on;			/* the direction has a fault */
+	struct {
+		struct rte_mbuf *m;
+		uint64_t due_tsc;
+	} held[PV_SROCE_FAULT_HOLD];
+};
+
 /** A softroce device: one ethdev port. */
 struct sroce_dev {
 	struct pv_device ibdev;		/* must be first */
@@ -131,12 +154,18 @@ struct sroce_dev {
 	struct rte_mempool *mp;
 	rte_pcapng_t *pcapng;		/* capture file (pcap= devarg), NULL = off */
 	uint32_t nb_qps;		/* entries used in qps[] */
-	struct sroce_qp *qps[SROCE_MAX_QP];	/* QPs in RTR, RTS or ERR: progressed */
-	struct sroce_qp *qp_tbl[SROCE_MAX_QP];	/* by qpn - SROCE_QPN_BASE */
-	struct sroce_mr *mr_tbl[SROCE_MAX_MR];	/* by key >> 8 */
-	uint32_t mr_gen;		/* low 8 bits of the next key */
+	struct sroce_qp **qps;		/* [max_qp] QPs in RTR, RTS or ERR: progressed */
+	struct sroce_qp **qp_tbl;	/* [max_qp] by qpn - SROCE_QPN_BASE */
+	uint32_t max_qp;		/* devarg max_qp=, sizes qps[] and qp_tbl[] */
+	uint32_t qp_free;		/* no free qp_tbl[] slot below this index */
+	/* key slots by key & mr_mask, in chunks allocated on first use (sroce_mr.c) */
+	struct sroce_mr_chunk **mr_dir;
+	uint32_t mr_mask;		/* index bits of a key; the others are random */
+	uint32_t max_mr;		/* devarg max_mr= (index 0 unused: key 0 invalid) */
 	uint32_t mr_next;		/* next index to try */
 	uint32_t nb_mr;
+	uint32_t key_rnd_left;		/* unused words in key_rnd[] */
+	uint32_t key_rnd[16];		/* getrandom() output for the next keys */
 	uint32_t nb_cq;
 	uint32_t nb_srq;
 	uint32_t nb_ah;
@@ -145,6 +174,8 @@ struct sroce_dev {
 	struct pv_sroce_fault fault;
 	uint64_t fault_tx_cnt, fault_rx_cnt;
 	uint32_t fault_rng;		/* LCG state of the *_one_in drops */
+	uint8_t fault_rx_on;		/* fault.rx has a nonzero field */
+	struct sroce_fault_q fault_q[2];	/* SROCE_FAULT_TX, SROCE_FAULT_RX */
 	struct rte_mbuf *tx_ring[SROCE_TX_RING];
 	/* identity */
 	struct rte_ether_addr mac;
@@ -488,7 +519,7 @@ sroce_qp_lookup(const struct sroce_dev *dev, uint32_t qpn)
 {
 	uint32_t i = qpn - SROCE_QPN_BASE;
 
-	if (unlikely(i >= SROCE_MAX_QP))
+	if (unlikely(i >= dev->max_qp))
 		return NULL;
 	return dev->qp_tbl[i];
 }
@@ -517,6 +548,14 @@ sroce_owner_check(struct sroce_dev *dev)
 }
 
 /* sroce_mr.c */
+/**
+ * Allocate the key table of @p dev for @p max_mr MRs (1 .. SROCE_MAX_MR) and
+ * set its QP tables up for @p max_qp QPs (1 .. SROCE_MAX_QP); logs the memory
+ * at INFO. @return 0, -EINVAL out of range, -ENOMEM
+ */
+int pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr);
+/** Free what pv_sroce_tables_init() allocated (idempotent). */
+void pv_sroce_tables_fini(struct sroce_dev *dev);
 struct pv_pd *pv_sroce_pd_alloc(struct pv_context *context);
 int pv_sroce_pd_dealloc(struct pv_pd *pd);
 struct pv_mr *pv_sroce_mr_reg(struct pv_pd *pd, void *addr, size_t length, int access);
@@ -623,6 +662,10 @@ void pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, ui
 			 enum rte_pcapng_direction dir);
 /** Recompute dev->tx_hook after a change of capture or fault settings. */
 void pv_sroce_tx_hook_update(struct sroce_dev *dev);
+/** Seed the fault generators from dev->fault and make held frames due now. */
+void pv_sroce_fault_reset(struct sroce_dev *dev);
+/** Free the frames held by fault injection (device teardown). */
+void pv_sroce_fault_free(struct sroce_dev *dev);
 int pv_sroce_progress(struct pv_context *context);
 
 #endif /* PV_DRIVERS_SOFTROCE_SROCE_PRIV_H */

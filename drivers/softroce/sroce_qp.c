@@ -313,12 +313,14 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
-	for (i = 0; i < SROCE_MAX_QP; i++) {
+	/* the lowest free QPN; none is free below dev->qp_free */
+	for (i = dev->qp_free; i < dev->max_qp; i++) {
 		if (dev->qp_tbl[i] == NULL) {
 			idx = i;
 			break;
 		}
 	}
+	dev->qp_free = i;
 	if (idx == UINT32_MAX) {
 		errno = ENOMEM;
 		return NULL;
@@ -670,6 +672,7 @@ pv_sroce_qp_destroy(struct pv_qp *ibqp)
 
 	sroce_qp_list_del(qp);
 	dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
+	dev->qp_free = RTE_MIN(dev->qp_free, ibqp->qp_num - SROCE_QPN_BASE);
 	rte_free(qp->sq);
 	rte_free(qp->rq);
 	rte_free(qp->srq_wqe);

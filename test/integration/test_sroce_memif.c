@@ -556,44 +556,5 @@ child(int server, const char *sockpath, int fd)
 int
 main(void)
 {
-	char sockpath[108];
-	int sv[2], st, rc = 0, i;
-	pid_t pid[2];
-
-	snprintf(sockpath, sizeof(sockpath), "/tmp/pv-sroce-ut-%d.sock", (int)getpid());
-	unlink(sockpath);
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-		return 1;
-	for (i = 0; i < 2; i++) {
-		pid[i] = fork();
-		if (pid[i] < 0)
-			return 1;
-		if (pid[i] == 0) {
-			if (i == 1) {
-				/*
-				 * the server listens first: wait for its socket (EAL
-				 * start-up takes seconds on a loaded machine), then for
-				 * its port, which it starts a moment later
-				 */
-				pv_app_sock_wait(sockpath, 30000);
-				usleep(300000);
-			}
-			close(sv[1 - i]);
-			_exit(child(i == 0, sockpath, sv[i]));
-		}
-	}
-	close(sv[0]);
-	close(sv[1]);
-	for (i = 0; i < 2; i++) {
-		if (waitpid(pid[i], &st, 0) < 0 || !WIFEXITED(st)) {
-			rc = 1;
-			continue;
-		}
-		if (WEXITSTATUS(st) == 77 && rc == 0)
-			rc = 77;
-		else if (WEXITSTATUS(st) != 0)
-			rc = 1;
-	}
-	unlink(sockpath);
-	return rc;
+	return ut_fork_pair("pv-sroce-ut", child);
 }

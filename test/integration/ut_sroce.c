@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_ring.h>
@@ -323,4 +325,49 @@ ut_pair_rts(struct ut_pair *p, const struct ut_qp_opts *oa, const struct ut_qp_o
 
 	ret = ut_qp_rts(p->qa, oa, p->pa.psn);
 	return ret ? ret : ut_qp_rts(p->qb, ob, p->pb.psn);
+}
+
+int
+ut_fork_pair(const char *name, ut_child_fn child)
+{
+	char sockpath[108];
+	int sv[2], st, rc = 0, i;
+	pid_t pid[2];
+
+	snprintf(sockpath, sizeof(sockpath), "/tmp/%s-%d.sock", name, (int)getpid());
+	unlink(sockpath);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0)
+			return 1;
+		if (pid[i] == 0) {
+			if (i == 1) {
+				/*
+				 * the server listens first: wait for its socket (EAL
+				 * start-up takes seconds on a loaded machine), then for
+				 * its port, which it starts a moment later
+				 */
+				pv_app_sock_wait(sockpath, 30000);
+				usleep(300000);
+			}
+			close(sv[1 - i]);
+			_exit(child(i == 0, sockpath, sv[i]));
+		}
+	}
+	close(sv[0]);
+	close(sv[1]);
+	for (i = 0; i < 2; i++) {
+		if (waitpid(pid[i], &st, 0) < 0 || !WIFEXITED(st)) {
+			rc = 1;
+			continue;
+		}
+		if (WEXITSTATUS(st) == 77 && rc == 0)
+			rc = 77;
+		else if (WEXITSTATUS(st) != 0)
+			rc = 1;
+	}
+	unlink(sockpath);
+	return rc;
 }

@@ -65,6 +65,17 @@ int ut_dev_open_first(struct pv_context **ctx);
 /* progress @p ctx until its port 1 is ACTIVE, for @p ms at most; 0 or -1 */
 int ut_port_wait_active(struct pv_context *ctx, uint32_t ms);
 
+/* the body of one child of ut_fork_pair(): its exit status */
+typedef int (*ut_child_fn)(int server, const char *sockpath, int fd);
+
+/*
+ * The two-process tests over net_memif: fork a server (0.3 s ahead) and a
+ * client before anything DPDK is initialised, each running @p child with
+ * its end of a socketpair and the memif socket /tmp/<name>-<pid>.sock.
+ * @return 0 when both exit 0, 77 when one skipped and none failed, else 1
+ */
+int ut_fork_pair(const char *name, ut_child_fn child);
+
 /* async_fd of @p c non-blocking, so pv_get_async_event() fails with EAGAIN; 0 or -1 */
 int ut_async_nonblock(struct pv_context *c);
 

@@ -9,6 +9,7 @@
  * receive WQEs when rnr_retry is 7.
  */
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/Basic.h>
@@ -224,11 +225,119 @@ test_model_stale_blueflame(void)
 	ut_mr_free(mr);
 }
 
+/*
+ * MR lifetime: a WQE posted before its local and remote MRs were
+ * deregistered and their buffers freed executes afterwards (the engine is
+ * stepped only then): it fails with an access error and touches neither
+ * buffer (ASan: no use after free); the same with the responder QP
+ * destroyed under a WRITE.
+ */
+static void
+test_model_dereg_before_exec(void)
+{
+	struct pv_mr *l = ut_mr(256), *r = ut_mr(256);
+	struct pv_send_wr wr, *bad;
+	struct pv_sge sge;
+	struct pv_wc wc;
+	struct ut_pair p;
+	void *lbuf, *rbuf;
+
+	CU_ASSERT_FATAL(l != NULL && r != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_cap, 64, 0, 0), 0);
+	lbuf = l->addr;
+	rbuf = r->addr;
+	sge = (struct pv_sge){ (uintptr_t)lbuf, 256, l->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = PV_WR_RDMA_WRITE;
+	wr.send_flags = PV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)rbuf;
+	wr.wr.rdma.rkey = r->rkey;
+	CU_ASSERT_EQUAL_FATAL(pv_post_send(p.a, &wr, &bad), 0);
+	/* the remote MR goes first, then the local one; no step in between */
+	ut_mr_free(r);
+	CU_ASSERT_EQUAL(ut_poll(p.cq_a, 1, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, PV_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_reconnect(&p), 0);
+	r = ut_mr(256);
+	CU_ASSERT_FATAL(r != NULL);
+	wr.wr.rdma.remote_addr = (uintptr_t)r->addr;
+	wr.wr.rdma.rkey = r->rkey;
+	CU_ASSERT_EQUAL_FATAL(pv_post_send(p.a, &wr, &bad), 0);
+	ut_mr_free(l);
+	CU_ASSERT_EQUAL(ut_poll(p.cq_a, 1, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, PV_WC_LOC_PROT_ERR);
+	ut_pair_destroy(&p);
+	ut_mr_free(r);
+}
+
+static void
+test_model_qp_destroyed_under_write(void)
+{
+	struct pv_mr *l = ut_mr(4096), *r = ut_mr(4096);
+	struct pv_send_wr wr, *bad;
+	struct pv_sge sge;
+	struct pv_wc wc;
+	struct ut_pair p;
+	uint8_t zero[64] = { 0 };
+
+	CU_ASSERT_FATAL(l != NULL && r != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_cap, 64, 0, 0), 0);
+	ut_fill(l->addr, 4096, 9);
+	sge = (struct pv_sge){ (uintptr_t)l->addr, 4096, l->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = PV_WR_RDMA_WRITE;
+	wr.send_flags = PV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)r->addr;
+	wr.wr.rdma.rkey = r->rkey;
+	CU_ASSERT_EQUAL_FATAL(pv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL(pv_destroy_qp(p.b), 0);
+	p.b = NULL;
+	/* the peer is gone: the WRITE fails, nothing reaches the buffer */
+	CU_ASSERT_EQUAL(ut_poll(p.cq_a, 1, &wc), 1);
+	CU_ASSERT_NOT_EQUAL(wc.status, PV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(r->addr, zero, sizeof(zero)), 0);
+	ut_pair_destroy(&p);
+	ut_mr_free(l);
+	ut_mr_free(r);
+}
+
+/*
+ * A deregistered key stays dead: 1000 registrations reusing its slot never
+ * hand it out again (an 8-bit generation did after 255).
+ */
+static void
+test_model_stale_key_reuse(void)
+{
+	struct pv_mr *mr = ut_mr(64);
+	uint32_t stale, i, back = 0;
+	void *buf;
+
+	CU_ASSERT_FATAL(mr != NULL);
+	buf = mr->addr;
+	stale = mr->rkey;
+	pv_dereg_mr(mr);
+	for (i = 0; i < 1000; i++) {
+		mr = pv_reg_mr(ut_pd, buf, 64, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+		back += mr->rkey == stale;
+		pv_dereg_mr(mr);
+	}
+	CU_ASSERT_EQUAL(back, 0);
+	free(buf);
+}
+
 static const struct ut_case ut_mlx5_model_cases[] = {
 	{ "device says it is a model", test_model_attrs },
 	{ "keys, pds, bounds, rights", test_model_protection },
 	{ "rnr_retry 7 waits", test_model_rnr_wait },
 	{ "late blueflame write is stale", test_model_stale_blueflame },
+	{ "mr deregistered before its wqe runs", test_model_dereg_before_exec },
+	{ "responder qp destroyed under a write", test_model_qp_destroyed_under_write },
+	{ "a dead key stays dead", test_model_stale_key_reuse },
 	{ NULL, NULL },
 };
 

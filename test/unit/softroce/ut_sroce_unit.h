@@ -99,8 +99,13 @@ ut_eal_dev_init(const char *prog, int *rc_p)
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return NULL;
+	if (pv_sroce_tables_init(d, 16, 16) != 0) {
+		free(d);
+		return NULL;
+	}
 	d->mp = rte_pktmbuf_pool_create(prog, 2048, 0, 0, SROCE_MBUF_DATA, 0);
 	if (d->mp == NULL) {
+		pv_sroce_tables_fini(d);
 		free(d);
 		return NULL;
 	}

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Seed corpora of the softroce fuzz targets, written to OUT/{parse,resp,req}.
+
+usage: pv-fuzz-seeds.py RXE_DATA_DIR OUT_DIR
+
+From each classic pcap of RXE_DATA_DIR (if the directory exists): its RoCEv2
+frames as parser seeds (mode byte 0: ICRC as captured), and per capture one
+responder seed (the frames towards the responder, 10.77.0.11) and one
+requester seed (the frames from it) in the action format of fuzz_sroce_qp.c,
+with the QPN, rkey/va and PSN patched by the harness. A few synthetic seeds
+are always written, so the targets start from valid frames without the data.
+"""
+import os
+import struct
+import sys
+
+RESPONDER_IP = bytes([10, 77, 0, 11])
+MAX_FRAMES = 24          # per QP seed
+MAX_PARSE = 400          # parser seeds in all
+
+
+def pcap_frames(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    if len(data) < 24:
+        return
+    magic = struct.unpack('<I', data[:4])[0]
+    endian = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+    off = 24
+    while off + 16 <= len(data):
+        _, _, incl, _ = struct.unpack(endian + 'IIII', data[off:off + 16])
+        off += 16
+        yield data[off:off + incl]
+        off += incl
+
+
+def roce_body(frame):
+    """(BTH-onward bytes without the ICRC, IPv4 source) or None"""
+    l3 = 14
+    if len(frame) < 14:
+        return None
+    if frame[12:14] == b'\x81\x00':
+        l3 = 18
+    if frame[l3 - 2:l3] != b'\x08\x00' or len(frame) < l3 + 20:
+        return None
+    ihl = (frame[l3] & 0xf) * 4
+    if frame[l3 + 9] != 17 or len(frame) < l3 + ihl + 8 + 12 + 4:
+        return None
+    if struct.unpack('>H', frame[l3 + ihl + 2:l3 + ihl + 4])[0] != 4791:
+        return None
+    total = struct.unpack('>H', frame[l3 + 2:l3 + 4])[0]
+    end = min(len(frame), l3 + total)
+    return frame[l3 + ihl + 8:end - 4], frame[l3 + 12:l3 + 16]
+
+
+def qp_record(body):
+    """action 0 (frame) with the QPN, rkey/va and PSN patched by the harness"""
+    op = body[0]
+    q = 1 if 0x20 <= op < 0x40 else 2 if op >= 0x60 else 0
+    flags = {0: 0x39, 1: 0x3a, 2: 0x38}[q]
+    return bytes([0]) + struct.pack('>H', len(body)) + bytes([flags]) + body
+
+
+def synthetic():
+    """a few frames (BTH on) for the QPs: WRITE ONLY, SEND ONLY, READ, ACK"""
+    def bth(op, psn, ackreq=0):
+        return bytes([op, 0, 0xff, 0xff, 0, 0, 0, 0x11, ackreq << 7,
+                      (psn >> 16) & 0xff, (psn >> 8) & 0xff, psn & 0xff])
+    reth = struct.pack('>QII', 0, 0, 64)
+    write = bth(0x0a, 0, 1) + reth + bytes(64)
+    send = bth(0x04, 0, 1) + bytes(32)
+    read = bth(0x0c, 0) + struct.pack('>QII', 0, 0, 3000)
+    ack = bth(0x11, 0) + bytes([0x1f, 0, 0, 1])
+    uc_send = bth(0x24, 0) + bytes(16)
+    ud_send = bth(0x64, 0) + struct.pack('>II', 0x1111, 0x102) + bytes(16)
+    frames = [write, send, read, ack, uc_send, ud_send]
+    return frames
+
+
+def main():
+    data_dir, out = sys.argv[1], sys.argv[2]
+    for d in ('parse', 'resp', 'req'):
+        os.makedirs(os.path.join(out, d), exist_ok=True)
+    n_parse = 0
+    seen = set()
+    if os.path.isdir(data_dir):
+        for name in sorted(os.listdir(data_dir)):
+            if not name.endswith('.pcap'):
+                continue
+            to_resp, from_resp = [], []
+            for frame in pcap_frames(os.path.join(data_dir, name)):
+                r = roce_body(frame)
+                if r is None:
+                    continue
+                body, sip = r
+                key = (body[0], len(body) // 256)
+                if n_parse < MAX_PARSE and key not in seen:
+                    seen.add(key)
+                    with open(os.path.join(out, 'parse', '%s-%d' % (name, n_parse)), 'wb') as f:
+                        f.write(b'\x00' + frame)
+                    n_parse += 1
+                lst = from_resp if sip == RESPONDER_IP else to_resp
+                if len(lst) < MAX_FRAMES:
+                    lst.append(qp_record(body))
+            for kind, lst in (('resp', to_resp), ('req', from_resp)):
+                if lst:
+                    with open(os.path.join(out, kind, name), 'wb') as f:
+                        f.write(b''.join(lst) + b'\x07\x00')
+    for i, body in enumerate(synthetic()):
+        rec = qp_record(body)
+        for kind in ('resp', 'req'):
+            with open(os.path.join(out, kind, 'synthetic-%d' % i), 'wb') as f:
+                f.write(rec + b'\x07\x00')
+        eth = bytes(12) + b'\x08\x00'
+        ip = bytes([0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 2, 10, 0, 0, 1])
+        udp = struct.pack('>HHHH', 0xc000, 4791, 0, 0)
+        with open(os.path.join(out, 'parse', 'synthetic-%d' % i), 'wb') as f:
+            f.write(b'\x01' + eth + ip + udp + body + bytes(4))
+    print('seeds: %d parser frames, %d QP sequences' %
+          (n_parse + len(synthetic()), len(os.listdir(os.path.join(out, 'resp')))))
+
+
+if __name__ == '__main__':
+    main()
