@@ -5,8 +5,8 @@
 # features) and the findings. Seeds come from test/fuzz/pv-fuzz-seeds.py
 # (RoCE frames of ../shared/data/rxe when it is there, synthetic frames
 # always); the corpus grows in BUILD/test/fuzz/corpus/<target>, findings go
-# to BUILD/test/fuzz/crashes/<target>-* (copy a reproducer to
-# test/fuzz/crashes/ to keep it). Exit status 1 on any finding.
+# to BUILD/test/fuzz/crashes/<target>-* (once fixed, keep the reproducer
+# in test/fuzz/regress/<kind>/: it is run first on every run). Exit status 1 on any finding.
 #
 # usage: usertools/pv-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]
 #        (targets: fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req)
@@ -35,11 +35,14 @@ for t in "${targets[@]}"; do
 	corpus="$fdir/corpus/$t"
 	log="$fdir/$t.log"
 	mkdir -p "$corpus"
+	# reproducers of fixed findings (test/fuzz/regress/<kind>) run first, every time
+	regress=()
+	[ -d "$src/test/fuzz/regress/$kind" ] && regress=("$src/test/fuzz/regress/$kind")
 	start=$(date +%s)
 	# -seed fixed: the short `make test` runs are reproducible
 	"$fdir/$t" -max_total_time="$secs" -seed=20261123 -timeout=10 -rss_limit_mb=3072 \
 		-print_final_stats=1 -artifact_prefix="$fdir/crashes/$t-" \
-		"$corpus" "$fdir/seeds/$kind" >"$log" 2>&1
+		"$corpus" "$fdir/seeds/$kind" "${regress[@]}" >"$log" 2>&1
 	ret=$?
 	end=$(date +%s)
 	stat=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:' "$log" | tail -1)

@@ -85,7 +85,7 @@ fz_setup(void)
 	int n, ret;
 
 	snprintf(prefix, sizeof(prefix), "fuzz_sroce_%d", (int)getpid());
-	ret = ut_pv_init("fuzz_sroce", 256, prefix, 0,
+	ret = ut_pv_init("fuzz_sroce", 256, prefix, "0",
 			 "--pv-dev=softroce:port=net_ring_fz,ip=10.0.0.1,max_qp=16,max_mr=64",
 			 NULL);
 	from_rings = ut_from_rings();
