@@ -438,6 +438,7 @@ sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w)
 static inline struct sroce_swqe *
 sroce_comp_ack_upto(struct sroce_qp *qp, uint32_t psn)
 {
+	struct sroce_swqe *head = NULL;
 	int done = 0;
 
 	while (qp->sq_ci != qp->req.hw_idx) {
@@ -445,7 +446,7 @@ sroce_comp_ack_upto(struct sroce_qp *qp, uint32_t psn)
 
 		if (w->rd_atomic) {
 			if (sroce_psn_diff(psn, w->first_psn) >= 0)
-				return w;
+				head = w;
 			break;
 		}
 		if (sroce_psn_diff(psn, w->last_psn) < 0)
@@ -454,13 +455,16 @@ sroce_comp_ack_upto(struct sroce_qp *qp, uint32_t psn)
 			break;
 		done++;
 	}
-	if (sroce_psn_diff(sroce_psn_add(psn, 1), qp->comp.psn) > 0) {
+	/* the READ/atomic at the head completes with its response, not here */
+	if (head == NULL && sroce_psn_diff(sroce_psn_add(psn, 1), qp->comp.psn) > 0) {
 		qp->comp.psn = sroce_psn_add(psn, 1);
 		done++;
 	}
+	/* also when a READ/atomic head is returned: the WQEs before it may have
+	 * completed past the transmit cursor */
 	if (done)
 		sroce_comp_progress(qp);
-	return NULL;
+	return head;
 }
 
 /* PSN the head READ/atomic expects next */
@@ -696,6 +700,8 @@ pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		qp->dev->stats.rx_drop_hdr++;
 		break;
 	}
+	if (qp->state == PV_QPS_RTS)
+		sroce_req_assert_cursor(qp);
 }
 
 int
@@ -745,6 +751,7 @@ pv_sroce_req_timers(struct sroce_qp *qp, uint64_t now)
 			qp->comp.psn = sroce_rd_psn(qp, w);
 	}
 	sroce_req_rewind(qp, qp->comp.psn);
+	sroce_req_assert_cursor(qp);
 	qp->comp.deadline = now + qp->timeout_tsc;
 	return 1;
 }

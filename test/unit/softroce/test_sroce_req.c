@@ -354,6 +354,46 @@ test_read_resp_after_rewind(void)
 }
 
 /*
+ * Sequence NAK rewinds to a WRITE, then a READ response that skips a packet
+ * acknowledges the WRITE (completed, past the cursor) and asks for the READ
+ * again: the cursor must move past the completed WRITE, which never goes
+ * out again (seen in integration-sroce_chaos under the debug assertion).
+ */
+static void
+test_read_gap_after_rewind(void)
+{
+	struct sroce_qp *qp = mkqp(256, 0x10);
+	static uint8_t dst[600], payload[256];
+	struct sroce_swqe *w;
+	struct sroce_pkt r;
+	int n, i;
+
+	post(qp, PV_WR_RDMA_WRITE, 100, 1);
+	w = post(qp, PV_WR_RDMA_READ, 600, 1);	/* PSN 0x11..0x13 */
+	w->sge[0].addr = dst;
+	CU_ASSERT_EQUAL(pv_sroce_req_tx(qp), 2);
+	drain(pk, 4);
+	r = ack(0x10, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
+	pv_sroce_comp_rx(qp, &r);
+	CU_ASSERT_EQUAL(qp->req.idx, 0);
+	/* READ response MIDDLE at 0x12: 0x11 was lost */
+	memset(&r, 0, sizeof(r));
+	r.opcode = SROCE_OP_RC_READ_RESP_MIDDLE;
+	r.psn = 0x12;
+	r.frame = payload;
+	r.payload_len = 256;
+	pv_sroce_comp_rx(qp, &r);
+	CU_ASSERT_EQUAL(qp->sq_ci, 1);		/* the WRITE completed */
+	CU_ASSERT((int32_t)(qp->req.idx - qp->sq_ci) >= 0);
+	CU_ASSERT(pv_sroce_req_tx(qp) >= 1);
+	n = drain(pk, 4);
+	CU_ASSERT(n >= 1);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(pk[i].opcode, SROCE_OP_RC_READ_REQ);
+	freeqp(qp);
+}
+
+/*
  * A NAK for a PSN acknowledged long ago, or with nothing outstanding, is a
  * ghost (a late duplicate): ignored, never fatal.
  */
@@ -460,6 +500,7 @@ static const struct ut_case ut_sroce_req_cases[] = {
 	{ "read_responses", test_read_responses },
 	{ "ack_after_rnr_rewind", test_ack_after_rnr_rewind },
 	{ "read_resp_after_rewind", test_read_resp_after_rewind },
+	{ "read_gap_after_rewind", test_read_gap_after_rewind },
 	{ "ghost_nak_ignored", test_ghost_nak_ignored },
 	{ NULL, NULL },
 };
