@@ -36,6 +36,8 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define IP_A		"10.0.9.1"
@@ -167,19 +169,14 @@ qp_new(int i, enum pv_qp_type type)
 static int
 ud_up(struct pv_qp *qp, uint32_t psn)
 {
-	struct pv_qp_attr a;
-	int ret;
+	struct pv_app_qp_peer none = { 0 };
+	struct pv_app_qp_opts o;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = QKEY;
-	ret = pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT | PV_QP_QKEY);
-	a.qp_state = PV_QPS_RTR;
-	ret = ret ? ret : pv_modify_qp(qp, &a, PV_QP_STATE);
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = psn;
-	return ret ? ret : pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_SQ_PSN);
+	pv_app_qp_opts_init(&o);
+	o.name = "test_sroce_chaos";
+	o.qkey = QKEY;
+	o.sq_psn = psn;
+	return -pv_app_qp_connect(qp, &o, &none);
 }
 
 /* a connected RC or UC pair: qp[0] on A, qp[1] on B */

@@ -25,6 +25,8 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+
+#include "pv_app.h"
 #include "ut_sroce.h"
 
 #define MSGS	2000
@@ -80,25 +82,19 @@ qp_up(void)
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = RQ_DEPTH, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	struct pv_qp_attr a;
+	struct pv_app_qp_peer none = { 0 };
+	struct pv_app_qp_opts o;
 
 	ia.send_cq = cq;
 	ia.recv_cq = cq;
 	qp = pv_create_qp(pd, &ia);
 	if (qp == NULL)
 		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = QKEY;
-	if (pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT | PV_QP_QKEY))
-		return -1;
-	a.qp_state = PV_QPS_RTR;
-	if (pv_modify_qp(qp, &a, PV_QP_STATE))
-		return -1;
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = 1;
-	return pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_SQ_PSN) ? -1 : 0;
+	pv_app_qp_opts_init(&o);
+	o.name = "test_sroce_chaos_memif";
+	o.qkey = QKEY;
+	o.sq_psn = 1;
+	return pv_app_qp_connect(qp, &o, &none) ? -1 : 0;
 }
 
 static void

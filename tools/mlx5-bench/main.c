@@ -25,6 +25,7 @@
 #include "pv_verbs.h"
 
 #include "mlx5_model.h"
+#include "pv_app.h"
 
 #define BENCH_MAX_LIST 256
 
@@ -42,39 +43,17 @@ struct bench {
 static int
 bench_connect(struct pv_qp *qp, uint32_t dest)
 {
-	struct pv_qp_attr attr;
-	union pv_gid gid;
+	struct pv_app_qp_peer peer = { .qpn = dest };
+	struct pv_app_qp_opts o;
 
-	if (pv_query_gid(qp->context, 1, 0, &gid) != 0)
+	if (pv_query_gid(qp->context, 1, 0, &peer.gid) != 0)
 		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_INIT;
-	attr.port_num = 1;
-	attr.qp_access_flags = PV_ACCESS_REMOTE_WRITE;
-	if (pv_modify_qp(qp, &attr, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
-			 PV_QP_ACCESS_FLAGS) != 0)
-		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_RTR;
-	attr.path_mtu = PV_MTU_4096;
-	attr.dest_qp_num = dest;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 1;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.grh.dgid = gid;
-	attr.ah_attr.grh.hop_limit = 64;
-	attr.ah_attr.port_num = 1;
-	if (pv_modify_qp(qp, &attr, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN |
-			 PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER) != 0)
-		return -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = PV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.max_rd_atomic = 1;
-	return pv_modify_qp(qp, &attr, PV_QP_STATE | PV_QP_SQ_PSN | PV_QP_TIMEOUT |
-			    PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC) == 0 ? 0 : -1;
+	pv_app_qp_opts_init(&o);
+	o.name = "pv-mlx5-bench";
+	o.mtu = PV_MTU_4096;
+	o.access = PV_ACCESS_REMOTE_WRITE;
+	o.min_rnr_timer = 1;
+	return pv_app_qp_connect(qp, &o, &peer) == 0 ? 0 : -1;
 }
 
 static int
