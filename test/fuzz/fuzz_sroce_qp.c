@@ -40,6 +40,8 @@
 
 #include "pv_rtc.h"
 #include "pv_verbs.h"
+
+#include "pv_app.h"
 #include "sroce_priv.h"
 #include "ut_sroce.h"
 #include "fuzz_sroce.h"
@@ -139,58 +141,30 @@ fz_progress(struct fz_state *s, int times)
 	}
 }
 
+/* QP @p i (0 RC, 1 UC, 2 UD) to RTS towards the harness's peer 10.0.0.2 */
 static int
 fz_qp_up(struct pv_qp *qp, int i)
 {
-	struct pv_qp_attr a;
-	int mask;
+	struct pv_app_qp_peer peer = { .qpn = FZ_PEER_QPN + i };
+	struct pv_app_qp_opts o;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = FZ_QKEY;
-	a.qp_access_flags = PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ |
-			    PV_ACCESS_REMOTE_ATOMIC;
-	mask = PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT;
-	mask |= i == 2 ? PV_QP_QKEY : PV_QP_ACCESS_FLAGS;
-	if (pv_modify_qp(qp, &a, mask) != 0)
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTR;
-	mask = PV_QP_STATE;
-	if (i < 2) {
-		a.path_mtu = PV_MTU_1024;
-		a.dest_qp_num = FZ_PEER_QPN + i;
-		a.rq_psn = 0;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.sgid_index = 1;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		a.ah_attr.grh.dgid.raw[10] = 0xff;
-		a.ah_attr.grh.dgid.raw[11] = 0xff;
-		a.ah_attr.grh.dgid.raw[12] = 10;
-		a.ah_attr.grh.dgid.raw[15] = 2;
-		mask |= PV_QP_AV | PV_QP_PATH_MTU | PV_QP_DEST_QPN | PV_QP_RQ_PSN;
-		if (i == 0) {
-			a.max_dest_rd_atomic = 4;
-			a.min_rnr_timer = 1;
-			mask |= PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER;
-		}
-	}
-	if (pv_modify_qp(qp, &a, mask) != 0)
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PV_QPS_RTS;
-	a.sq_psn = 0;
-	mask = PV_QP_STATE | PV_QP_SQ_PSN;
-	if (i == 0) {
-		a.timeout = 1;
-		a.retry_cnt = 2;
-		a.rnr_retry = 2;
-		a.max_rd_atomic = 4;
-		mask |= PV_QP_TIMEOUT | PV_QP_RETRY_CNT | PV_QP_RNR_RETRY | PV_QP_MAX_QP_RD_ATOMIC;
-	}
-	return pv_modify_qp(qp, &a, mask) == 0 ? 0 : -1;
+	pv_app_qp_opts_init(&o);
+	o.name = "fuzz_sroce";
+	o.sgid_index = 1;
+	o.access = PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_ATOMIC;
+	o.qkey = FZ_QKEY;
+	/* short timers: a fuzzed requester gives up fast */
+	o.timeout = 1;
+	o.retry_cnt = 2;
+	o.rnr_retry = 2;
+	o.min_rnr_timer = 1;
+	o.max_rd_atomic = 4;
+	o.max_dest_rd_atomic = 4;
+	peer.gid.raw[10] = 0xff;
+	peer.gid.raw[11] = 0xff;
+	peer.gid.raw[12] = 10;
+	peer.gid.raw[15] = 2;
+	return pv_app_qp_connect(qp, &o, &peer) == 0 ? 0 : -1;
 }
 
 static struct pv_mr *
