@@ -65,6 +65,19 @@ ut_cunit_run_one(const struct ut_suite *suite)
 int ut_pv_init(const char *prog, unsigned int mem_mb, const char *prefix, const char *lcores,
 	       ...) __attribute__((sentinel));
 
+/**
+ * @p gid_p = ::ffff:@p ip, the IPv4-mapped GID softroce lists at index 1.
+ * @param ip  Dotted quad.
+ * @return 0, or -EINVAL when @p ip is not one (@p gid_p untouched).
+ */
+int ut_gid_ipv4(const char *ip, union pv_gid *gid_p);
+
+/**
+ * @p a_p = a global address towards ut_gid_ipv4(@p ip): port 1, source GID
+ * index 1, hop limit 64, the rest zero. @return ut_gid_ipv4()'s.
+ */
+int ut_ah_attr_ipv4(const char *ip, struct pv_ah_attr *a_p);
+
 /** A buffer registered as one MR, with optional guard canaries around it. */
 struct ut_buf {
 	uint8_t *addr;		/* @p len bytes, 64-byte aligned; registered as @p mr */

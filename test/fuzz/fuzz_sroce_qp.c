@@ -50,6 +50,7 @@
 #define FZ_NMR		4
 #define FZ_BUF		8192
 #define FZ_PEER_QPN	0x100
+#define FZ_PEER_IP	"10.0.0.2"	/* the harness plays this peer */
 #define FZ_QKEY		0x1111u
 #define FZ_FRAME_MAX	(SROCE_MBUF_DATA - RTE_PKTMBUF_HEADROOM)
 
@@ -160,10 +161,8 @@ fz_qp_up(struct pv_qp *qp, int i)
 	o.min_rnr_timer = 1;
 	o.max_rd_atomic = 4;
 	o.max_dest_rd_atomic = 4;
-	peer.gid.raw[10] = 0xff;
-	peer.gid.raw[11] = 0xff;
-	peer.gid.raw[12] = 10;
-	peer.gid.raw[15] = 2;
+	if (ut_gid_ipv4(FZ_PEER_IP, &peer.gid) != 0)
+		return -1;
 	return pv_app_qp_connect(qp, &o, &peer) == 0 ? 0 : -1;
 }
 
@@ -255,15 +254,8 @@ fz_state_up(struct fz_state *s)
 		fz_post_recv(s, i);
 		fz_post_recv(s, i);
 	}
-	memset(&aa, 0, sizeof(aa));
-	aa.is_global = 1;
-	aa.port_num = 1;
-	aa.grh.sgid_index = 1;
-	aa.grh.hop_limit = 64;
-	aa.grh.dgid.raw[10] = 0xff;
-	aa.grh.dgid.raw[11] = 0xff;
-	aa.grh.dgid.raw[12] = 10;
-	aa.grh.dgid.raw[15] = 2;
+	if (ut_ah_attr_ipv4(FZ_PEER_IP, &aa) != 0)
+		return -1;
 	s->ah = pv_create_ah(s->pd, &aa);
 	if (s->ah == NULL)
 		return -1;

@@ -191,16 +191,8 @@ client_main(void)
 
 	if (xfer(0, &qpn, sizeof(qpn)) != 0)
 		return 1;
-	memset(&aa, 0, sizeof(aa));
-	aa.is_global = 1;
-	aa.port_num = 1;
-	aa.grh.sgid_index = 1;
-	aa.grh.hop_limit = 64;
-	aa.grh.dgid.raw[10] = 0xff;
-	aa.grh.dgid.raw[11] = 0xff;
-	aa.grh.dgid.raw[12] = 10;
-	aa.grh.dgid.raw[13] = 97;
-	aa.grh.dgid.raw[15] = 1;
+	if (ut_ah_attr_ipv4("10.97.0.1", &aa) != 0)
+		return 1;
 	ah = pv_create_ah(pd, &aa);
 	if (ah == NULL)
 		return 1;

@@ -840,7 +840,6 @@ rp_qp_connect(struct rp_run *r)
 		.psn = cap->psn0[r->peer],
 	};
 	struct pv_app_qp_opts o;
-	uint32_t peer_ip;
 
 	pv_app_qp_opts_init(&o);
 	o.name = "test_sroce_replay";
@@ -857,10 +856,8 @@ rp_qp_connect(struct rp_run *r)
 	 * 18 (1.1 s): a descheduled test must not see spurious retransmissions */
 	o.timeout = cap->c->flags & (RP_LOSS_VM1 | RP_LOSS_VM2) ? 14 : 18;
 	/* the peer's IPv4-mapped GID */
-	peer.gid.raw[10] = 0xff;
-	peer.gid.raw[11] = 0xff;
-	inet_pton(AF_INET, rp_ip_str[r->peer], &peer_ip);
-	memcpy(&peer.gid.raw[12], &peer_ip, 4);
+	if (ut_gid_ipv4(rp_ip_str[r->peer], &peer.gid) != 0)
+		return EINVAL;
 	return -pv_app_qp_connect(r->qp, &o, &peer);
 }
 

@@ -147,15 +147,7 @@ test_reg_mr_on_demand(void)
 static void
 ut_roce_ah_attr(struct pv_ah_attr *a)
 {
-	memset(a, 0, sizeof(*a));
-	a->port_num = 1;
-	a->is_global = 1;
-	a->grh.sgid_index = 1;
-	a->grh.hop_limit = 64;
-	a->grh.dgid.raw[10] = 0xff;
-	a->grh.dgid.raw[11] = 0xff;
-	a->grh.dgid.raw[12] = 10;
-	a->grh.dgid.raw[15] = 2;
+	CU_ASSERT_EQUAL_FATAL(ut_ah_attr_ipv4("10.0.0.2", a), 0);
 }
 
 static void
