@@ -10,12 +10,17 @@
  * same arguments, fields, enum values, errors and semantics. Where pollverbs
  * adds (pv_progress, lcore ownership), it adds beside the verbs form.
  *
- * Thread rules (ARCHITECTURE.md decision 4): every QP, CQ and SRQ belongs to
- * the lcore (or registered non-EAL thread) that created it. Its data path
- * (post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq, progress)
- * takes no lock and must only be called from that thread. Control-path calls
- * (create/destroy/modify/query) may be made from any thread, but not
- * concurrently with the data path on the same object.
+ * Thread rules (ARCHITECTURE.md decision 4; ibv_alloc_td(3)): by default
+ * (PV_PROGRESS_THREAD_SAFE) every verb may be called from any thread on any
+ * object, as libibverbs promises, and the device makes protocol progress
+ * (ARP, ACK/NAK, incoming RDMA, retransmission, completion events) in the
+ * background while application threads sleep or block. An application that
+ * drives a device from one thread (a pinned lcore, run to completion)
+ * declares it with pv_set_progress_mode(PV_PROGRESS_APP), the devarg
+ * progress=app or the environment variable PV_SINGLE_THREADED=1: the data
+ * path then takes no lock and progress happens only inside that thread's
+ * pv_poll_cq() / pv_progress() / post calls. Threads that are not EAL lcores
+ * may call verbs in both modes (lib/rtc/pv_rtc.h, "Threads").
  */
 
 #ifndef PV_LIB_VERBS_PV_VERBS_H
@@ -1116,6 +1121,49 @@ pv_req_notify_cq(struct pv_cq *cq, int solicited_only)
  * Thread: the owner of the queues to progress.
  */
 PV_EXPORT int pv_progress(struct pv_context *context);
+
+/**
+ * Who makes a device's protocol progress, and whether its verbs lock
+ * (pollverbs addition; rdma-core's nearest equivalents are ibv_alloc_td(3)
+ * and the MLX5_SINGLE_THREADED environment variable).
+ */
+enum pv_progress_mode {
+	/**
+	 * Default. Every verb may be called from any thread on any object
+	 * (libibverbs' thread-safety promise): the data path takes one lock per
+	 * call. The device progresses in the background (a DPDK service run by
+	 * pollverbs' progress thread, sleeping on the port's RX interrupt when
+	 * idle) whenever no application thread is progressing it.
+	 */
+	PV_PROGRESS_THREAD_SAFE = 0,
+	/**
+	 * Run to completion: the application promises that one thread at a
+	 * time drives the device (all its QPs, CQs and SRQs) and that it calls
+	 * pv_poll_cq() or pv_progress() often enough (the retransmission and
+	 * ACK timers run inside those calls). No lock, no background progress.
+	 */
+	PV_PROGRESS_APP = 1,
+};
+
+/**
+ * Select the progress mode of the device behind @p context (pollverbs
+ * addition). The mode belongs to the device, so it applies to every context
+ * open on it. The initial mode is the devarg progress=thread_safe|app, else
+ * PV_PROGRESS_APP when the environment variable PV_SINGLE_THREADED is "1"
+ * at pv_init(), else PV_PROGRESS_THREAD_SAFE.
+ * @return 0, or a positive errno: EINVAL NULL context or unknown mode;
+ *         EBUSY the device has QPs, CQs or SRQs (choose the mode before
+ *         creating them); EOPNOTSUPP the driver has a single mode.
+ * Thread: any; not concurrently with other verbs on the device.
+ */
+PV_EXPORT int pv_set_progress_mode(struct pv_context *context, enum pv_progress_mode mode);
+
+/**
+ * The progress mode of the device behind @p context (pollverbs addition).
+ * @return an enum pv_progress_mode value (>= 0), or -EINVAL NULL context.
+ * Thread: any.
+ */
+PV_EXPORT int pv_get_progress_mode(struct pv_context *context);
 
 /* ---------------------------------------------------------------------- */
 /* Helpers                                                                 */

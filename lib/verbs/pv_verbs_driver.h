@@ -100,6 +100,13 @@ struct pv_driver_ops {
 
 	/** pv_progress(): work done (>= 0) or -errno. Fast path of the caller. */
 	int (*progress)(struct pv_context *context);
+	/**
+	 * pv_set_progress_mode(): lib/verbs checked @p mode is a known value.
+	 * 0 or a positive errno (EBUSY objects exist).
+	 */
+	int (*set_progress_mode)(struct pv_context *context, enum pv_progress_mode mode);
+	/** pv_get_progress_mode(): the device's mode (>= 0). */
+	int (*get_progress_mode)(struct pv_context *context);
 };
 
 /** A registered driver. */

@@ -387,6 +387,27 @@ pv_progress(struct pv_context *context)
 }
 
 int
+pv_set_progress_mode(struct pv_context *context, enum pv_progress_mode mode)
+{
+	if (context == NULL)
+		return EINVAL;
+	if (mode != PV_PROGRESS_THREAD_SAFE && mode != PV_PROGRESS_APP) {
+		VERBS_LOG(ERR, "device %s: unknown progress mode %d", context->device->name,
+			  (int)mode);
+		return EINVAL;
+	}
+	return verbs_ops(context)->set_progress_mode(context, mode);
+}
+
+int
+pv_get_progress_mode(struct pv_context *context)
+{
+	if (context == NULL)
+		return -EINVAL;
+	return verbs_ops(context)->get_progress_mode(context);
+}
+
+int
 pv_fork_init(void)
 {
 	/* DPDK memory is never shared with a child: nothing to protect */

@@ -185,6 +185,20 @@ stub_progress(struct pv_context *context __rte_unused)
 	return -EOPNOTSUPP;
 }
 
+static int
+stub_set_progress_mode(struct pv_context *context __rte_unused,
+		       enum pv_progress_mode mode __rte_unused)
+{
+	return EOPNOTSUPP;
+}
+
+/* a driver with one mode has its hardware make progress: thread safe */
+static int
+stub_get_progress_mode(struct pv_context *context __rte_unused)
+{
+	return PV_PROGRESS_THREAD_SAFE;
+}
+
 /* Same field order as struct pv_driver_ops. */
 static const struct pv_driver_ops verbs_stub_ops = {
 	.probe = stub_probe,
@@ -215,6 +229,8 @@ static const struct pv_driver_ops verbs_stub_ops = {
 	.attach_mcast = stub_mcast,
 	.detach_mcast = stub_mcast,
 	.progress = stub_progress,
+	.set_progress_mode = stub_set_progress_mode,
+	.get_progress_mode = stub_get_progress_mode,
 };
 
 /* Take the driver's op, or the stub when the driver left it NULL. */
@@ -252,6 +268,8 @@ verbs_ops_fill(struct pv_driver_ops *full, const struct pv_driver_ops *drv)
 	VERBS_OP_FILL(full, drv, attach_mcast);
 	VERBS_OP_FILL(full, drv, detach_mcast);
 	VERBS_OP_FILL(full, drv, progress);
+	VERBS_OP_FILL(full, drv, set_progress_mode);
+	VERBS_OP_FILL(full, drv, get_progress_mode);
 }
 
 /* Registered drivers; constructors run before main(), single threaded. */
