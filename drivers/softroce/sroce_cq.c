@@ -4,8 +4,9 @@
 
 /*
  * Completion queues: a power-of-two ring of pv_wc written by the engine and
- * read by poll_cq, both on the owner thread (no atomics). poll_cq first runs
- * the device's progress so a polling loop drives the whole protocol.
+ * read by poll_cq, both on the owner thread (app mode) or under the device
+ * lock (thread-safe mode: the _mt variants). poll_cq first runs the device's
+ * progress so a polling loop drives the whole protocol.
  */
 
 #include <errno.h>
@@ -41,14 +42,39 @@ sroce_cq_req_notify(struct pv_cq *ibcq, int solicited_only)
 	if (ibcq->channel == NULL)
 		return EINVAL;
 	cq->solicited_only = solicited_only != 0;
-	ibcq->armed = 1;
+	__atomic_store_n(&ibcq->armed, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static int
+sroce_cq_poll_mt(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+{
+	struct sroce_dev *dev = sroce_cq(ibcq)->dev;
+	int n;
+
+	rte_spinlock_lock(&dev->lock);
+	sroce_app_progressed(dev);
+	n = sroce_cq_poll(ibcq, num_entries, wc);
+	rte_spinlock_unlock(&dev->lock);
+	return n;
+}
+
+static int
+sroce_cq_req_notify_mt(struct pv_cq *ibcq, int solicited_only)
+{
+	struct sroce_dev *dev = sroce_cq(ibcq)->dev;
+	int ret;
+
+	rte_spinlock_lock(&dev->lock);
+	ret = sroce_cq_req_notify(ibcq, solicited_only);
+	rte_spinlock_unlock(&dev->lock);
+	return ret;
 }
 
 void
 pv_sroce_cq_event(struct sroce_cq *cq, int solicited)
 {
-	if (!cq->ibcq.armed)
+	if (!__atomic_load_n(&cq->ibcq.armed, __ATOMIC_RELAXED))
 		return;
 	if (cq->solicited_only && !solicited)
 		return;
@@ -86,8 +112,8 @@ pv_sroce_cq_create(struct pv_context *context, int cqe,
 	cq->dev = dev;
 	cq->mask = n - 1;
 	cq->ibcq.cqe = (int)n;
-	cq->ibcq.fp_poll_cq = sroce_cq_poll;
-	cq->ibcq.fp_req_notify_cq = sroce_cq_req_notify;
+	cq->ibcq.fp_poll_cq = dev->mt ? sroce_cq_poll_mt : sroce_cq_poll;
+	cq->ibcq.fp_req_notify_cq = dev->mt ? sroce_cq_req_notify_mt : sroce_cq_req_notify;
 	dev->nb_cq++;
 	return &cq->ibcq;
 }

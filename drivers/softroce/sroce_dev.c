@@ -12,6 +12,7 @@
  *                   [,drop_rx_one_in=N][,max_qp=N][,max_mr=N][,seed=N]
  *                   [,{tx,rx}_{drop,corrupt,dup,reorder,delay}_ppm=N]
  *                   [,{tx,rx}_{reorder,delay}_us=N]
+ *                   [,progress=thread_safe|app]
  *
  * max_qp (default and maximum 65536) and max_mr (default and maximum
  * 1048575) size the QPN and key tables at probe.
@@ -60,6 +61,7 @@ struct sroce_devargs {
 	uint32_t arp_timeout_ms;
 	uint32_t max_qp;
 	uint32_t max_mr;
+	int progress;		/* enum pv_progress_mode, -1: not given */
 	struct pv_sroce_fault fault;
 };
 
@@ -136,6 +138,15 @@ sroce_devarg_kv(const char *key, const char *value, void *opaque)
 	} else if (strcmp(key, "arp_timeout_ms") == 0) {
 		if (sroce_parse_u32(value, &a->arp_timeout_ms) != 0)
 			return -EINVAL;
+	} else if (strcmp(key, "progress") == 0) {
+		if (strcmp(value, "thread_safe") == 0) {
+			a->progress = PV_PROGRESS_THREAD_SAFE;
+		} else if (strcmp(value, "app") == 0) {
+			a->progress = PV_PROGRESS_APP;
+		} else {
+			SROCE_LOG(ERR, "progress=%s: thread_safe or app", value);
+			return -EINVAL;
+		}
 	} else if (strcmp(key, "max_qp") == 0) {
 		if (sroce_parse_u32(value, &a->max_qp) != 0 || a->max_qp == 0 ||
 		    a->max_qp > SROCE_MAX_QP)
@@ -173,6 +184,16 @@ sroce_devarg_kv(const char *key, const char *value, void *opaque)
 }
 
 /* rxe: the largest IB MTU that fits in the Ethernet MTU minus the headers */
+/* PV_SINGLE_THREADED=1: run to completion unless a devarg says otherwise
+ * (rdma-core's MLX5_SINGLE_THREADED plays the same role) */
+static int
+sroce_env_single_threaded(void)
+{
+	const char *v = getenv("PV_SINGLE_THREADED");
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+
 static enum pv_mtu
 sroce_mtu_from_eth(uint32_t eth_mtu)
 {
@@ -245,7 +266,16 @@ sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
 		conf.intr_conf.lsc = 1;
 		dev->lsc_intr = 1;
 	}
+	/* RX queue interrupts, for the progress thread to sleep on; a PMD
+	 * without them may refuse the request or accept it and fail later, in
+	 * rte_eth_dev_rx_intr_ctl_q() (pv_rtc_bg_add() then backs off) */
+	conf.intr_conf.rxq = 1;
 	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	if (ret != 0) {
+		conf.intr_conf.rxq = 0;
+		ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	}
+	dev->bg.intr = conf.intr_conf.rxq;
 	if (ret != 0) {
 		SROCE_LOG(ERR, "port %s: configure: %s", dev->port_name, rte_strerror(-ret));
 		return ret;
@@ -479,6 +509,7 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 
 	sroce_stats_log(dev);
 	/* contexts left open at pv_cleanup() */
+	pv_sroce_bg_stop(dev);
 	sroce_link_monitor_stop(dev);
 	pv_sroce_fault_free(dev);
 	while (dev->tx_head != dev->tx_tail) {
@@ -518,6 +549,7 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 
 	memset(&a, 0, sizeof(a));
 	a.icrc = 1;
+	a.progress = -1;
 	a.arp_timeout_ms = 3000;
 	a.max_qp = SROCE_MAX_QP;
 	a.max_mr = SROCE_MAX_MR;
@@ -564,6 +596,13 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 		dev->mac.addr_bytes[1] = 0x50;
 		memcpy(&dev->mac.addr_bytes[2], &dev->ip, 4);
 	}
+	if (a.progress >= 0)
+		dev->progress_mode = (enum pv_progress_mode)a.progress;
+	else
+		dev->progress_mode = sroce_env_single_threaded() ? PV_PROGRESS_APP :
+								  PV_PROGRESS_THREAD_SAFE;
+	dev->mt = dev->progress_mode == PV_PROGRESS_THREAD_SAFE;
+	rte_spinlock_init(&dev->lock);
 	ret = sroce_port_setup(dev, &a);
 	if (ret != 0)
 		goto err_free;
@@ -654,6 +693,11 @@ sroce_open_device(struct pv_device *device)
 	}
 	pthread_mutex_lock(&sroce_open_lock);
 	ret = dev->nb_ctx == 0 ? sroce_link_monitor_start(dev) : 0;
+	if (ret == 0 && dev->nb_ctx == 0 && dev->mt) {
+		ret = pv_sroce_bg_start(dev);
+		if (ret != 0)
+			sroce_link_monitor_stop(dev);
+	}
 	if (ret == 0)
 		dev->nb_ctx++;
 	pthread_mutex_unlock(&sroce_open_lock);
@@ -676,8 +720,10 @@ sroce_close_device(struct pv_context *context)
 	struct sroce_dev *dev = sroce_dev_of(context);
 
 	pthread_mutex_lock(&sroce_open_lock);
-	if (--dev->nb_ctx == 0)
+	if (--dev->nb_ctx == 0) {
+		pv_sroce_bg_stop(dev);
 		sroce_link_monitor_stop(dev);
+	}
 	pthread_mutex_unlock(&sroce_open_lock);
 	free(sroce_ctx(context));
 	return 0;
@@ -790,9 +836,14 @@ sroce_is_mine(struct pv_context *context)
 int
 pv_sroce_stats_get(struct pv_context *context, struct pv_sroce_stats *stats)
 {
+	struct sroce_dev *dev;
+
 	if (!sroce_is_mine(context) || stats == NULL)
 		return -EINVAL;
-	*stats = sroce_dev_of(context)->stats;
+	dev = sroce_dev_of(context);
+	sroce_dev_lock(dev);
+	*stats = dev->stats;
+	sroce_dev_unlock(dev);
 	return 0;
 }
 
@@ -804,14 +855,99 @@ pv_sroce_fault_set(struct pv_context *context, const struct pv_sroce_fault *faul
 	if (!sroce_is_mine(context) || fault == NULL)
 		return -EINVAL;
 	dev = sroce_dev_of(context);
+	sroce_dev_lock(dev);
 	dev->fault = *fault;
 	dev->fault_tx_cnt = 0;
 	dev->fault_rx_cnt = 0;
 	dev->fault_rng = 1;
 	pv_sroce_fault_reset(dev);
 	pv_sroce_tx_hook_update(dev);
+	sroce_dev_unlock(dev);
 	return 0;
 }
+
+static int
+sroce_set_progress_mode(struct pv_context *context, enum pv_progress_mode mode)
+{
+	struct sroce_dev *dev = sroce_dev_of(context);
+	int ret = 0;
+
+	pthread_mutex_lock(&sroce_open_lock);
+	sroce_dev_lock(dev);
+	if (dev->nb_qp_all != 0 || dev->nb_cq != 0 || dev->nb_srq != 0) {
+		sroce_dev_unlock(dev);
+		pthread_mutex_unlock(&sroce_open_lock);
+		SROCE_LOG(ERR, "%s: progress mode: the device has QPs, CQs or SRQs",
+			  dev->ibdev.name);
+		return EBUSY;
+	}
+	sroce_dev_unlock(dev);
+	if (mode == PV_PROGRESS_APP) {
+		pv_sroce_bg_stop(dev);
+		dev->mt = 0;
+		dev->owner_set = 0;
+	} else {
+		dev->mt = 1;
+		if (dev->nb_ctx != 0)
+			ret = -pv_sroce_bg_start(dev);
+	}
+	if (ret == 0)
+		dev->progress_mode = mode;
+	else
+		dev->mt = dev->progress_mode == PV_PROGRESS_THREAD_SAFE;
+	pthread_mutex_unlock(&sroce_open_lock);
+	return ret;
+}
+
+static int
+sroce_get_progress_mode(struct pv_context *context)
+{
+	return (int)sroce_dev_of(context)->progress_mode;
+}
+
+/*
+ * Control verbs under the device lock in thread-safe mode (the engine may run
+ * on the progress thread meanwhile); the function names the driver's own.
+ */
+#define SROCE_LOCKED(ret_t, fn, dev_of, proto, args) \
+static ret_t \
+sroce_locked_##fn proto \
+{ \
+	struct sroce_dev *dev = (dev_of); \
+	ret_t r; \
+	sroce_dev_lock(dev); \
+	r = pv_sroce_##fn args; \
+	sroce_dev_unlock(dev); \
+	return r; \
+}
+
+SROCE_LOCKED(struct pv_pd *, pd_alloc, sroce_dev_of(c), (struct pv_context *c), (c))
+SROCE_LOCKED(int, pd_dealloc, sroce_pd(p)->dev, (struct pv_pd *p), (p))
+SROCE_LOCKED(struct pv_mr *, mr_reg, sroce_pd(p)->dev,
+	     (struct pv_pd *p, void *addr, size_t len, int acc), (p, addr, len, acc))
+SROCE_LOCKED(int, mr_dereg, sroce_mr(m)->pd->dev, (struct pv_mr *m), (m))
+SROCE_LOCKED(struct pv_cq *, cq_create, sroce_dev_of(c),
+	     (struct pv_context *c, int cqe, struct pv_comp_channel *ch, int vec),
+	     (c, cqe, ch, vec))
+SROCE_LOCKED(int, cq_resize, sroce_cq(cq)->dev, (struct pv_cq *cq, int cqe), (cq, cqe))
+SROCE_LOCKED(int, cq_destroy, sroce_cq(cq)->dev, (struct pv_cq *cq), (cq))
+SROCE_LOCKED(struct pv_srq *, srq_create, sroce_pd(p)->dev,
+	     (struct pv_pd *p, struct pv_srq_init_attr *a), (p, a))
+SROCE_LOCKED(int, srq_modify, sroce_srq(s)->dev,
+	     (struct pv_srq *s, struct pv_srq_attr *a, int m), (s, a, m))
+SROCE_LOCKED(int, srq_query, sroce_srq(s)->dev, (struct pv_srq *s, struct pv_srq_attr *a),
+	     (s, a))
+SROCE_LOCKED(int, srq_destroy, sroce_srq(s)->dev, (struct pv_srq *s), (s))
+SROCE_LOCKED(struct pv_qp *, qp_create, sroce_pd(p)->dev,
+	     (struct pv_pd *p, struct pv_qp_init_attr *a), (p, a))
+SROCE_LOCKED(int, qp_modify, sroce_qp(q)->dev, (struct pv_qp *q, struct pv_qp_attr *a, int m),
+	     (q, a, m))
+SROCE_LOCKED(int, qp_query, sroce_qp(q)->dev, (struct pv_qp *q, struct pv_qp_attr *a, int m),
+	     (q, a, m))
+SROCE_LOCKED(int, qp_destroy, sroce_qp(q)->dev, (struct pv_qp *q), (q))
+SROCE_LOCKED(struct pv_ah *, ah_create, sroce_pd(p)->dev,
+	     (struct pv_pd *p, struct pv_ah_attr *a), (p, a))
+SROCE_LOCKED(int, ah_destroy, sroce_ah(a)->dev, (struct pv_ah *a), (a))
 
 static const struct pv_driver_ops sroce_ops = {
 	.probe = sroce_probe,
@@ -822,24 +958,26 @@ static const struct pv_driver_ops sroce_ops = {
 	.query_port = sroce_query_port,
 	.query_gid = sroce_query_gid,
 	.query_pkey = sroce_query_pkey,
-	.alloc_pd = pv_sroce_pd_alloc,
-	.dealloc_pd = pv_sroce_pd_dealloc,
-	.reg_mr = pv_sroce_mr_reg,
-	.dereg_mr = pv_sroce_mr_dereg,
-	.create_cq = pv_sroce_cq_create,
-	.resize_cq = pv_sroce_cq_resize,
-	.destroy_cq = pv_sroce_cq_destroy,
-	.create_srq = pv_sroce_srq_create,
-	.modify_srq = pv_sroce_srq_modify,
-	.query_srq = pv_sroce_srq_query,
-	.destroy_srq = pv_sroce_srq_destroy,
-	.create_qp = pv_sroce_qp_create,
-	.modify_qp = pv_sroce_qp_modify,
-	.query_qp = pv_sroce_qp_query,
-	.destroy_qp = pv_sroce_qp_destroy,
-	.create_ah = pv_sroce_ah_create,
-	.destroy_ah = pv_sroce_ah_destroy,
+	.alloc_pd = sroce_locked_pd_alloc,
+	.dealloc_pd = sroce_locked_pd_dealloc,
+	.reg_mr = sroce_locked_mr_reg,
+	.dereg_mr = sroce_locked_mr_dereg,
+	.create_ah = sroce_locked_ah_create,
+	.destroy_ah = sroce_locked_ah_destroy,
+	.create_cq = sroce_locked_cq_create,
+	.resize_cq = sroce_locked_cq_resize,
+	.destroy_cq = sroce_locked_cq_destroy,
+	.create_srq = sroce_locked_srq_create,
+	.modify_srq = sroce_locked_srq_modify,
+	.query_srq = sroce_locked_srq_query,
+	.destroy_srq = sroce_locked_srq_destroy,
+	.create_qp = sroce_locked_qp_create,
+	.modify_qp = sroce_locked_qp_modify,
+	.query_qp = sroce_locked_qp_query,
+	.destroy_qp = sroce_locked_qp_destroy,
 	.progress = pv_sroce_progress,
+	.set_progress_mode = sroce_set_progress_mode,
+	.get_progress_mode = sroce_get_progress_mode,
 };
 
 PV_DRIVER_REGISTER(softroce, sroce_ops);

@@ -539,6 +539,16 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 int
 pv_sroce_progress(struct pv_context *context)
 {
-	sroce_owner_check(sroce_dev_of(context));
-	return pv_sroce_dev_progress(sroce_dev_of(context));
+	struct sroce_dev *dev = sroce_dev_of(context);
+	int work;
+
+	if (!dev->mt) {
+		sroce_owner_check(dev);
+		return pv_sroce_dev_progress(dev);
+	}
+	rte_spinlock_lock(&dev->lock);
+	sroce_app_progressed(dev);
+	work = pv_sroce_dev_progress(dev);
+	rte_spinlock_unlock(&dev->lock);
+	return work;
 }

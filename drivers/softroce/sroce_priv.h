@@ -22,6 +22,9 @@
  *                  UC and UD receive)
  *   sroce_ud.c     address handles
  *   sroce_net.c    progress loop: RX burst, dispatch, TX burst, pcapng capture
+ *   sroce_bg.c     thread-safe mode: the device's rte_service, run by the
+ *                  progress thread when no application thread progresses
+ *                  the device (hand-over, sleep hints)
  *   sroce_fp.h     per-packet inline helpers (queues, copies, frames)
  *
  * One path per direction: post_send, the requester and the responder are
@@ -43,8 +46,10 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_pcapng.h>
+#include <rte_spinlock.h>
 
 #include "pv_rtc.h"
+#include "pv_rtc_internal.h"
 #include "pv_verbs.h"
 #include "pv_verbs_driver.h"
 
@@ -202,6 +207,23 @@ struct sroce_dev {
 	/* debug builds: the thread driving the data path (sroce_owner_check()) */
 	pthread_t owner;
 	uint8_t owner_set;
+	/*
+	 * Threads (softroce.rst "Threads and progress"). Thread-safe mode: every
+	 * verb takes @c lock, the engine's lock (the engine is one per device,
+	 * so the lock of a queue is the lock of the engine consuming it), and
+	 * the progress thread runs the device's service (sroce_bg.c) whenever
+	 * the application's progress calls stop moving @c app_seq.
+	 */
+	rte_spinlock_t lock;
+	enum pv_progress_mode progress_mode;
+	uint8_t mt;			/* progress_mode == PV_PROGRESS_THREAD_SAFE */
+	uint8_t bg_on;			/* service registered, source added */
+	uint8_t bg_intr_armed;		/* RX interrupt enabled by the service */
+	uint32_t app_seq;		/* bumped by application progress (atomic store) */
+	uint32_t bg_seq;		/* app_seq at the service's last look */
+	uint32_t bg_idle;		/* idle service passes in a row */
+	uint32_t nb_qp_all;		/* QPs that exist (set_progress_mode: EBUSY) */
+	struct pv_rtc_bg_source bg;	/* the progress thread's view of the service */
 };
 
 struct sroce_ctx {
@@ -502,6 +524,12 @@ sroce_cq(struct pv_cq *c)
 	return container_of(c, struct sroce_cq, ibcq);
 }
 
+static inline struct sroce_ah *
+sroce_ah(struct pv_ah *a)
+{
+	return container_of(a, struct sroce_ah, ibah);
+}
+
 static inline struct sroce_qp *
 sroce_qp(struct pv_qp *q)
 {
@@ -536,6 +564,11 @@ sroce_owner_check(struct sroce_dev *dev)
 #ifdef SROCE_DEBUG
 	pthread_t self = pthread_self();
 
+	if (dev->mt) {
+		/* thread-safe mode: any thread, under the device lock */
+		RTE_VERIFY(rte_spinlock_is_locked(&dev->lock));
+		return;
+	}
 	if (!dev->owner_set) {
 		dev->owner = self;
 		dev->owner_set = 1;
@@ -546,6 +579,48 @@ sroce_owner_check(struct sroce_dev *dev)
 	RTE_SET_USED(dev);
 #endif
 }
+
+/**
+ * Thread-safe mode: take the device's engine lock (control verbs; the data
+ * path takes it in its own _mt variants). App mode: nothing.
+ */
+static inline void
+sroce_dev_lock(struct sroce_dev *dev)
+{
+	if (dev->mt)
+		rte_spinlock_lock(&dev->lock);
+}
+
+static inline void
+sroce_dev_unlock(struct sroce_dev *dev)
+{
+	if (dev->mt)
+		rte_spinlock_unlock(&dev->lock);
+}
+
+/**
+ * An application progress call (poll_cq, pv_progress) in thread-safe mode,
+ * under the lock: tell the background service to stay away for a while.
+ * A plain store (the only writer holds the lock), read atomically by it.
+ */
+static inline void
+sroce_app_progressed(struct sroce_dev *dev)
+{
+	__atomic_store_n(&dev->app_seq, dev->app_seq + 1, __ATOMIC_RELAXED);
+}
+
+/* sroce_bg.c */
+/**
+ * Thread-safe mode, first context open: register the device's rte_service
+ * and hand it to the progress thread. @return 0 or -errno.
+ * Thread: any, under the open lock, not holding the device lock.
+ */
+int pv_sroce_bg_start(struct sroce_dev *dev);
+/**
+ * Undo pv_sroce_bg_start() (last close, mode change, removal); when it
+ * returns the progress thread no longer touches @p dev. Idempotent.
+ */
+void pv_sroce_bg_stop(struct sroce_dev *dev);
 
 /* sroce_mr.c */
 /**

@@ -208,6 +208,27 @@ sroce_post_send_ud(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr 
 	return sroce_post_send(ibqp, wr, bad_wr, SROCE_QPF_UD);
 }
 
+/*
+ * Thread-safe mode: the same bodies under the device lock, then a kick in
+ * case the progress thread sleeps until an interrupt (new timers).
+ */
+#define SROCE_POST_SEND_MT(name, qpf) \
+static int \
+sroce_post_send_##name##_mt(struct pv_qp *ibqp, struct pv_send_wr *wr, \
+			    struct pv_send_wr **bad_wr) \
+{ \
+	struct sroce_dev *dev = sroce_qp(ibqp)->dev; \
+	int ret; \
+	rte_spinlock_lock(&dev->lock); \
+	ret = sroce_post_send(ibqp, wr, bad_wr, qpf); \
+	rte_spinlock_unlock(&dev->lock); \
+	pv_rtc_bg_kick(); \
+	return ret; \
+}
+SROCE_POST_SEND_MT(rc, 0)
+SROCE_POST_SEND_MT(uc, SROCE_QPF_UC)
+SROCE_POST_SEND_MT(ud, SROCE_QPF_UD)
+
 static int
 sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
 {
@@ -241,6 +262,18 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 		*bad_wr = wr;
 	if (unlikely(qp->state == PV_QPS_ERR))
 		qp->flush_pending = 1;
+	return ret;
+}
+
+static int
+sroce_post_recv_mt(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	struct sroce_dev *dev = sroce_qp(ibqp)->dev;
+	int ret;
+
+	rte_spinlock_lock(&dev->lock);
+	ret = sroce_post_recv(ibqp, wr, bad_wr);
+	rte_spinlock_unlock(&dev->lock);
 	return ret;
 }
 
@@ -384,24 +417,28 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	qp->ibqp.recv_cq = attr->recv_cq;
 	if (attr->qp_type == PV_QPT_UD) {
 		qp->transport = SROCE_OP_UD;
-		qp->ibqp.fp_post_send = sroce_post_send_ud;
+		qp->ibqp.fp_post_send = dev->mt ? sroce_post_send_ud_mt : sroce_post_send_ud;
 		qp->fp_req_tx = pv_sroce_req_tx_ud;
 		qp->fp_resp_rx = srq != NULL ? pv_sroce_resp_rx_ud_srq : pv_sroce_resp_rx_ud;
 	} else if (attr->qp_type == PV_QPT_UC) {
 		qp->transport = SROCE_OP_UC;
-		qp->ibqp.fp_post_send = sroce_post_send_uc;
+		qp->ibqp.fp_post_send = dev->mt ? sroce_post_send_uc_mt : sroce_post_send_uc;
 		qp->fp_req_tx = pv_sroce_req_tx_uc;
 		qp->fp_resp_rx = pv_sroce_resp_rx_uc;
 	} else {
 		qp->transport = SROCE_OP_RC;
-		qp->ibqp.fp_post_send = sroce_post_send_rc;
+		qp->ibqp.fp_post_send = dev->mt ? sroce_post_send_rc_mt : sroce_post_send_rc;
 		qp->fp_req_tx = pv_sroce_req_tx;
 		qp->fp_resp_rx = srq != NULL ? pv_sroce_resp_rx_srq : pv_sroce_resp_rx;
 	}
-	qp->ibqp.fp_post_recv = srq != NULL ? sroce_post_recv_srq_qp : sroce_post_recv;
+	if (srq != NULL)
+		qp->ibqp.fp_post_recv = sroce_post_recv_srq_qp;
+	else
+		qp->ibqp.fp_post_recv = dev->mt ? sroce_post_recv_mt : sroce_post_recv;
 	qp->attr.path_mtu = dev->active_mtu;
 	qp->attr.port_num = 1;
 	dev->qp_tbl[idx] = qp;
+	dev->nb_qp_all++;
 	return &qp->ibqp;
 }
 
@@ -673,6 +710,7 @@ pv_sroce_qp_destroy(struct pv_qp *ibqp)
 	sroce_qp_list_del(qp);
 	dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
 	dev->qp_free = RTE_MIN(dev->qp_free, ibqp->qp_num - SROCE_QPN_BASE);
+	dev->nb_qp_all--;
 	rte_free(qp->sq);
 	rte_free(qp->rq);
 	rte_free(qp->srq_wqe);

@@ -54,6 +54,18 @@ sroce_srq_post_recv(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_
 	return ret;
 }
 
+static int
+sroce_srq_post_recv_mt(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	struct sroce_dev *dev = sroce_srq(ibsrq)->dev;
+	int ret;
+
+	rte_spinlock_lock(&dev->lock);
+	ret = sroce_srq_post_recv(ibsrq, wr, bad_wr);
+	rte_spinlock_unlock(&dev->lock);
+	return ret;
+}
+
 struct pv_srq *
 pv_sroce_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 {
@@ -91,7 +103,7 @@ pv_sroce_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 	attr->attr.max_wr = n;
 	attr->attr.max_sge = srq->max_sge;
 	attr->attr.srq_limit = 0;
-	srq->ibsrq.fp_post_srq_recv = sroce_srq_post_recv;
+	srq->ibsrq.fp_post_srq_recv = dev->mt ? sroce_srq_post_recv_mt : sroce_srq_post_recv;
 	dev->nb_srq++;
 	return &srq->ibsrq;
 }

@@ -96,7 +96,7 @@ pv_sroce_ah_create(struct pv_pd *ibpd, struct pv_ah_attr *attr)
 int
 pv_sroce_ah_destroy(struct pv_ah *ibah)
 {
-	struct sroce_ah *ah = container_of(ibah, struct sroce_ah, ibah);
+	struct sroce_ah *ah = sroce_ah(ibah);
 
 	ah->dev->nb_ah--;
 	rte_free(ah);

@@ -576,6 +576,7 @@ pv_cleanup(void)
 	pv_rtc_loop_stop_all();
 	rte_eal_mp_wait_lcore();
 	pv_rtc_ctrl_stop();
+	pv_rtc_bg_stop();
 	/* no PMD callback may run while devices and EAL are torn down */
 	rtc_intr_park();
 	for (i = rtc_nb_hooks; i > 0; i--)

@@ -8,7 +8,8 @@
  * device A's QP. It builds A's frames with the engine's own frame builder
  * (sroce_frame_start() on A's QP: the same headers A would send), injects
  * them into B's RX ring, and reads B's answers off B's TX ring before A can
- * (A is never progressed while the test plays it). Buffers have canaries
+ * (A is never progressed while the test plays it: both devices run in
+ * PV_PROGRESS_APP mode, no background progress). Buffers have canaries
  * around them; the ASan build turns a stray access into a failure.
  *
  * Covers the memory-safety rules of ARCHITECTURE decision 6 (no pointer
@@ -605,8 +606,9 @@ main(void)
 	struct pv_port_attr pa;
 	int ret, fails;
 
-	ret = ut_ring_pair_init("test_sroce_peer", 256, "peer", 4096, "ip=10.0.7.1",
-				"ip=10.0.7.2");
+	/* run to completion: the test decides when each device makes progress */
+	ret = ut_ring_pair_init("test_sroce_peer", 256, "peer", 4096, "ip=10.0.7.1,progress=app",
+				"ip=10.0.7.2,progress=app");
 	if (ret != 0)
 		return ret;
 	b_rx = rte_ring_lookup("peer_ab");

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * Thread-safe mode: the device's background progress. The device is an
+ * rte_service whose callback (sroce_bg_run) the progress thread of lib/rtc
+ * runs (rte_service_run_iter_on_app_lcore); the callback tells the thread how
+ * long it may sleep (struct pv_rtc_bg_source.sleep_us).
+ *
+ * Hand-over: an application thread that progresses the device (poll_cq,
+ * pv_progress, under the device lock) moves dev->app_seq. While it moves the
+ * service keeps away from the lock and looks again after SROCE_BG_HANDOFF_US;
+ * once it stood still for a whole look, the service takes the lock with a
+ * trylock and runs the engine: busy while there is work, spinning
+ * SROCE_BG_SPIN idle passes, then sleeping until the nearest timer
+ * (retransmission, RNR, held fault frames) bounded by an exponential back-off
+ * of at most SROCE_BG_BACKOFF_MAX_US, or on the port's RX interrupt when the
+ * PMD has one (memif, ring and af_packet do not in DPDK 22.11; tap does).
+ */
+
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_service.h>
+#include <rte_service_component.h>
+
+#include "sroce_priv.h"
+
+#define SROCE_BG_HANDOFF_US	200	/* the application progressed within: leave it */
+#define SROCE_BG_SPIN		64	/* idle passes spun before sleeping */
+#define SROCE_BG_BACKOFF_MIN_US	10
+#define SROCE_BG_BACKOFF_MAX_US	500	/* worst added reaction time without RX interrupt */
+#define SROCE_BG_BUSY_US	20	/* output the PMD refused, QPs to flush: retry soon */
+
+/* TSC cycles from now to @p due, in microseconds (0 when due) */
+static uint64_t
+sroce_bg_us_until(uint64_t due, uint64_t now, uint64_t hz)
+{
+	return due <= now ? 0 : (due - now) * 1000000 / hz;
+}
+
+/*
+ * How long the engine may be left alone, in microseconds: 0 when work is
+ * pending, the nearest timer, UINT64_MAX when only a frame can bring work.
+ * Under the device lock.
+ */
+static uint64_t
+sroce_bg_next_us(const struct sroce_dev *dev)
+{
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz(), next = UINT64_MAX;
+	uint32_t q, i, d;
+
+	if (dev->tx_head != dev->tx_tail)
+		next = SROCE_BG_BUSY_US;
+	for (d = 0; d < RTE_DIM(dev->fault_q); d++)
+		for (i = 0; i < dev->fault_q[d].n; i++)
+			next = RTE_MIN(next, sroce_bg_us_until(dev->fault_q[d].held[i].due_tsc,
+							       now, hz));
+	for (q = 0; q < dev->nb_qps; q++) {
+		const struct sroce_qp *qp = dev->qps[q];
+
+		if (qp->flush_pending || qp->comp.stalled)
+			next = RTE_MIN(next, (uint64_t)SROCE_BG_BUSY_US);
+		if (qp->comp.deadline != 0)
+			next = RTE_MIN(next, sroce_bg_us_until(qp->comp.deadline, now, hz));
+		if (qp->req.flags & SROCE_REQ_RNR_WAIT)
+			next = RTE_MIN(next, sroce_bg_us_until(qp->req.rnr_until, now, hz));
+	}
+	return next;
+}
+
+/* Idle: how long to sleep, arming the RX interrupt when the port has one. */
+static uint64_t
+sroce_bg_idle(struct sroce_dev *dev)
+{
+	uint64_t next = sroce_bg_next_us(dev), backoff;
+	uint32_t shift;
+
+	if (next == 0 || ++dev->bg_idle < SROCE_BG_SPIN)
+		return 0;
+	if (dev->bg.intr) {
+		if (!dev->bg_intr_armed &&
+		    rte_eth_dev_rx_intr_enable(dev->port_id, dev->bg.queue_id) == 0)
+			dev->bg_intr_armed = 1;
+		/* a frame that came before the arming raises no interrupt */
+		if (dev->bg_intr_armed && pv_sroce_dev_progress(dev) == 0)
+			return next;
+	}
+	shift = RTE_MIN(dev->bg_idle - SROCE_BG_SPIN, 6u);
+	backoff = RTE_MIN((uint64_t)SROCE_BG_BACKOFF_MIN_US << shift,
+			  (uint64_t)SROCE_BG_BACKOFF_MAX_US);
+	return RTE_MIN(next, backoff);
+}
+
+/* The service: one background pass over the device (progress thread). */
+static int32_t
+sroce_bg_run(void *arg)
+{
+	struct sroce_dev *dev = arg;
+	uint32_t seq = __atomic_load_n(&dev->app_seq, __ATOMIC_RELAXED);
+
+	if (seq != dev->bg_seq) {
+		/* an application thread drives the device: leave it */
+		dev->bg_seq = seq;
+		dev->bg_idle = 0;
+		dev->bg.sleep_us = SROCE_BG_HANDOFF_US;
+		return -EAGAIN;
+	}
+	if (!rte_spinlock_trylock(&dev->lock)) {
+		dev->bg.sleep_us = SROCE_BG_BUSY_US;
+		return -EAGAIN;
+	}
+	if (dev->bg_intr_armed) {
+		(void)rte_eth_dev_rx_intr_disable(dev->port_id, dev->bg.queue_id);
+		dev->bg_intr_armed = 0;
+	}
+	if (pv_sroce_dev_progress(dev) > 0) {
+		dev->bg_idle = 0;
+		dev->bg.sleep_us = 0;
+	} else {
+		dev->bg.sleep_us = sroce_bg_idle(dev);
+	}
+	rte_spinlock_unlock(&dev->lock);
+	return dev->bg.sleep_us == 0 ? 0 : -EAGAIN;
+}
+
+int
+pv_sroce_bg_start(struct sroce_dev *dev)
+{
+	struct rte_service_spec spec;
+	uint32_t id;
+	int ret;
+
+	if (dev->bg_on)
+		return 0;
+	memset(&spec, 0, sizeof(spec));
+	snprintf(spec.name, sizeof(spec.name), "pv_sroce%d", dev->index);
+	spec.callback = sroce_bg_run;
+	spec.callback_userdata = dev;
+	spec.capabilities = RTE_SERVICE_CAP_MT_SAFE;	/* it serialises on the device lock */
+	ret = rte_service_component_register(&spec, &id);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "%s: service register: %s", dev->ibdev.name, rte_strerror(-ret));
+		return ret;
+	}
+	(void)rte_service_component_runstate_set(id, 1);
+	(void)rte_service_set_runstate_mapped_check(id, 0);
+	(void)rte_service_runstate_set(id, 1);
+	dev->bg_seq = __atomic_load_n(&dev->app_seq, __ATOMIC_RELAXED);
+	dev->bg_idle = 0;
+	dev->bg_intr_armed = 0;
+	dev->bg.service_id = id;
+	dev->bg.port_id = dev->port_id;
+	dev->bg.queue_id = 0;
+	ret = pv_rtc_bg_add(&dev->bg);
+	if (ret != 0) {
+		SROCE_LOG(ERR, "%s: progress thread: %s", dev->ibdev.name, rte_strerror(-ret));
+		(void)rte_service_runstate_set(id, 0);
+		(void)rte_service_component_runstate_set(id, 0);
+		(void)rte_service_component_unregister(id);
+		return ret;
+	}
+	dev->bg_on = 1;
+	SROCE_LOG(INFO, "%s: background progress on (%s)", dev->ibdev.name,
+		  dev->bg.intr ? "RX interrupt" : "no RX interrupt: back-off polling");
+	return 0;
+}
+
+void
+pv_sroce_bg_stop(struct sroce_dev *dev)
+{
+	if (!dev->bg_on)
+		return;
+	(void)pv_rtc_bg_del(&dev->bg);
+	(void)rte_service_runstate_set(dev->bg.service_id, 0);
+	(void)rte_service_component_runstate_set(dev->bg.service_id, 0);
+	(void)rte_service_component_unregister(dev->bg.service_id);
+	if (dev->bg_intr_armed) {
+		(void)rte_eth_dev_rx_intr_disable(dev->port_id, dev->bg.queue_id);
+		dev->bg_intr_armed = 0;
+	}
+	dev->bg_on = 0;
+}
