@@ -72,6 +72,11 @@ struct pv_sroce_stats {
 	uint64_t tx_fault_held;		/**< fault injection: held back (reorder, delay) */
 	uint64_t rx_fault_held;
 	uint64_t fault_hold_full;	/**< not held: the hold queue of the direction was full */
+	uint64_t neigh_queued;		/**< frames queued for a neighbour being resolved */
+	uint64_t neigh_drops;		/**< frames dropped: neighbour queue full or resolution failed */
+	uint64_t neigh_resolved;	/**< resolutions answered (and senders learned) */
+	uint64_t neigh_failed;		/**< resolutions that got no answer in arp_timeout_ms */
+	uint64_t neigh_pending;		/**< gauge: resolutions in progress now (INCOMPLETE) */
 };
 
 /** Frames held back by fault injection at most, per direction and device. */

@@ -3,10 +3,27 @@
  */
 
 /*
- * ARP (RFC 826) for a softroce port: answer requests for our address, learn
- * senders that talk to us, and resolve a peer at modify_qp(RTR) time by
- * polling the port (the control path may block; it runs the device's
- * progress meanwhile, so the peer's own ARP requests are answered too).
+ * The neighbour layer of a softroce port: ARP (RFC 826) for IPv4, with the
+ * Linux neighbour table's states and the same non-blocking rule (ARCHITECTURE
+ * decision 5: address resolution never blocks a verb):
+ *
+ *   INCOMPLETE  a request went out; frames to it wait in the entry's queue
+ *               (SROCE_NEIGH_QLEN, as the kernel's unres_qlen: the oldest is
+ *               dropped when full); requests are repeated every
+ *               SROCE_NEIGH_RETRANS_MS until arp_timeout_ms, then FAILED.
+ *   REACHABLE   answered; SROCE_NEIGH_REACHABLE_S later it turns STALE.
+ *   STALE       still used; a request refreshes it (every REACHABLE period
+ *               until answered).
+ *   FAILED      queued frames dropped (counted); the next frame to it starts
+ *               a new resolution. An RC QP keeps retransmitting into it and
+ *               ends in its own retry timeout (RETRY_EXC_ERR), as on a NIC.
+ *
+ * modify_qp(RTR) and create_ah take the MAC if known and otherwise start a
+ * resolution and build their header template with a zero destination MAC.
+ * sroce_frame_send() sends a frame with a zero destination MAC here (one
+ * predictable branch on the fast path); a reply patches the queued frames
+ * and the templates of the QPs and AHs to that address. Senders that talk to
+ * us (requests and replies for our address) are learned, as before.
  */
 
 #include <errno.h>
@@ -19,29 +36,24 @@
 #include "sroce_fp.h"
 #include "sroce_priv.h"
 
-static struct sroce_arp_ent *
-sroce_arp_find(struct sroce_dev *dev, uint32_t ip)
+#define SROCE_NEIGH_RETRANS_MS		100	/* neigh/default/retrans_time_ms: 1000 */
+#define SROCE_NEIGH_REACHABLE_S		30	/* neigh/default/base_reachable_time */
+
+static uint64_t
+sroce_ms_tsc(uint64_t ms)
+{
+	return rte_get_tsc_hz() / 1000 * ms;
+}
+
+static struct sroce_neigh *
+sroce_neigh_find(struct sroce_dev *dev, uint32_t ip)
 {
 	uint32_t i;
 
-	for (i = 0; i < SROCE_ARP_CACHE; i++)
-		if (dev->arp[i].valid && dev->arp[i].ip == ip)
-			return &dev->arp[i];
+	for (i = 0; i < SROCE_NEIGH_MAX; i++)
+		if (dev->neigh[i].state != SROCE_NEIGH_FREE && dev->neigh[i].ip == ip)
+			return &dev->neigh[i];
 	return NULL;
-}
-
-void
-pv_sroce_arp_learn(struct sroce_dev *dev, uint32_t ip, const struct rte_ether_addr *mac)
-{
-	struct sroce_arp_ent *e = sroce_arp_find(dev, ip);
-
-	if (e == NULL) {
-		e = &dev->arp[dev->arp_next];
-		dev->arp_next = (dev->arp_next + 1) % SROCE_ARP_CACHE;
-	}
-	e->ip = ip;
-	e->mac = *mac;
-	e->valid = 1;
 }
 
 /* build and queue an ARP frame; @return 0 or -ENOBUFS */
@@ -87,6 +99,138 @@ sroce_arp_send(struct sroce_dev *dev, uint16_t op, const struct rte_ether_addr *
 	return 0;
 }
 
+/* Move @p n to @p state, keeping the neigh_pending gauge. */
+static void
+sroce_neigh_state(struct sroce_dev *dev, struct sroce_neigh *n, uint8_t state)
+{
+	if (n->state == SROCE_NEIGH_INCOMPLETE)
+		dev->stats.neigh_pending--;
+	if (state == SROCE_NEIGH_INCOMPLETE)
+		dev->stats.neigh_pending++;
+	n->state = state;
+}
+
+static void
+sroce_neigh_timer_set(struct sroce_dev *dev, struct sroce_neigh *n, uint64_t due)
+{
+	n->timer_tsc = due;
+	if (due < dev->neigh_next_tsc)
+		dev->neigh_next_tsc = due;
+}
+
+/* Start (or restart) the resolution of @p n: INCOMPLETE, first request now. */
+static void
+sroce_neigh_resolve(struct sroce_dev *dev, struct sroce_neigh *n, uint64_t now)
+{
+	sroce_neigh_state(dev, n, SROCE_NEIGH_INCOMPLETE);
+	n->probes = 1;
+	n->resolve_tsc = now;
+	(void)sroce_arp_send(dev, RTE_ARP_OP_REQUEST, NULL, n->ip);
+	sroce_neigh_timer_set(dev, n, now + sroce_ms_tsc(SROCE_NEIGH_RETRANS_MS));
+}
+
+/*
+ * A new entry for @p ip: a free one, else the least recently created one
+ * that holds no frame (the table is a cache; templates keep their MAC).
+ */
+static struct sroce_neigh *
+sroce_neigh_new(struct sroce_dev *dev, uint32_t ip)
+{
+	struct sroce_neigh *n = NULL;
+	uint32_t i;
+
+	for (i = 0; i < SROCE_NEIGH_MAX && n == NULL; i++)
+		if (dev->neigh[i].state == SROCE_NEIGH_FREE)
+			n = &dev->neigh[i];
+	for (i = 0; i < SROCE_NEIGH_MAX && n == NULL; i++) {
+		struct sroce_neigh *c = &dev->neigh[(dev->neigh_evict + i) % SROCE_NEIGH_MAX];
+
+		if (c->nq == 0 && c->state != SROCE_NEIGH_INCOMPLETE) {
+			n = c;
+			dev->neigh_evict = (uint32_t)(c - dev->neigh + 1) % SROCE_NEIGH_MAX;
+		}
+	}
+	if (n == NULL)
+		return NULL;
+	memset(n, 0, sizeof(*n));
+	n->ip = ip;
+	return n;
+}
+
+/* Patch the destination MAC of the templates of the QPs and AHs to @p n->ip. */
+static void
+sroce_neigh_templates(struct sroce_dev *dev, const struct sroce_neigh *n)
+{
+	struct sroce_ah *ah;
+	uint32_t q;
+
+	for (q = 0; q < dev->nb_qps; q++) {
+		struct sroce_qp *qp = dev->qps[q];
+
+		if (qp->ibqp.qp_type != PV_QPT_UD &&
+		    memcmp(qp->hdr + SROCE_ETH_HLEN + 16, &n->ip, 4) == 0)
+			memcpy(qp->hdr, n->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	}
+	TAILQ_FOREACH(ah, &dev->ahs, next)
+		if (memcmp(ah->hdr + SROCE_ETH_HLEN + 16, &n->ip, 4) == 0)
+			memcpy(ah->hdr, n->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+}
+
+/* @p n answered with @p mac: REACHABLE, templates patched, queued frames out. */
+static void
+sroce_neigh_confirm(struct sroce_dev *dev, struct sroce_neigh *n,
+		    const struct rte_ether_addr *mac, uint64_t now)
+{
+	uint32_t i;
+
+	if (n->state != SROCE_NEIGH_REACHABLE && n->state != SROCE_NEIGH_STALE)
+		dev->stats.neigh_resolved++;
+	if (!rte_is_same_ether_addr(&n->mac, mac) || n->state == SROCE_NEIGH_INCOMPLETE ||
+	    n->state == SROCE_NEIGH_FAILED) {
+		n->mac = *mac;
+		sroce_neigh_state(dev, n, SROCE_NEIGH_REACHABLE);
+		sroce_neigh_templates(dev, n);
+	}
+	sroce_neigh_state(dev, n, SROCE_NEIGH_REACHABLE);
+	n->probes = 0;
+	sroce_neigh_timer_set(dev, n, now + rte_get_tsc_hz() * SROCE_NEIGH_REACHABLE_S);
+	for (i = 0; i < n->nq; i++) {
+		struct rte_mbuf *m = n->q[i];
+
+		if (sroce_tx_space(dev) == 0) {
+			rte_pktmbuf_free(m);
+			dev->stats.neigh_drops++;
+			continue;
+		}
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+		sroce_tx_enqueue(dev, m);
+	}
+	n->nq = 0;
+}
+
+static void
+sroce_neigh_flush_queue(struct sroce_dev *dev, struct sroce_neigh *n)
+{
+	if (n->nq == 0)
+		return;
+	rte_pktmbuf_free_bulk(n->q, n->nq);
+	dev->stats.neigh_drops += n->nq;
+	n->nq = 0;
+}
+
+void
+pv_sroce_arp_learn(struct sroce_dev *dev, uint32_t ip, const struct rte_ether_addr *mac)
+{
+	struct sroce_neigh *n = sroce_neigh_find(dev, ip);
+
+	if (n == NULL) {
+		n = sroce_neigh_new(dev, ip);
+		if (n == NULL)
+			return;
+	}
+	sroce_neigh_confirm(dev, n, mac, rte_rdtsc());
+}
+
 void
 pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m)
 {
@@ -107,6 +251,9 @@ pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m)
 	op = rte_be_to_cpu_16(arp->arp_opcode);
 	if (arp->arp_data.arp_tip != dev->ip)
 		return;
+	if (rte_is_zero_ether_addr(&arp->arp_data.arp_sha) ||
+	    !rte_is_unicast_ether_addr(&arp->arp_data.arp_sha))
+		return;
 	/* the sender talks to us: remember it (saves its own resolution) */
 	pv_sroce_arp_learn(dev, arp->arp_data.arp_sip, &arp->arp_data.arp_sha);
 	if (op == RTE_ARP_OP_REQUEST)
@@ -115,32 +262,117 @@ pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m)
 }
 
 int
-pv_sroce_arp_resolve(struct sroce_dev *dev, uint32_t ip, struct rte_ether_addr *mac_p)
+pv_sroce_neigh_lookup(struct sroce_dev *dev, uint32_t ip, struct rte_ether_addr *mac_p)
 {
-	uint64_t hz = rte_get_tsc_hz();
-	uint64_t now = rte_rdtsc(), deadline = now + hz / 1000 * dev->arp_timeout_ms;
-	uint64_t next_req = now;
-	struct sroce_arp_ent *e;
+	struct sroce_neigh *n = sroce_neigh_find(dev, ip);
 
-	for (;;) {
-		e = sroce_arp_find(dev, ip);
-		if (e != NULL) {
-			*mac_p = e->mac;
-			return 0;
-		}
-		now = rte_rdtsc();
-		if (now >= deadline)
-			break;
-		if (now >= next_req) {
-			if (sroce_arp_send(dev, RTE_ARP_OP_REQUEST, NULL, ip) == 0)
-				pv_sroce_tx_flush(dev);
-			next_req = now + hz / 10;	/* every 100 ms */
-		}
-		if (pv_sroce_dev_progress(dev) == 0)
-			rte_delay_us_sleep(50);
+	if (n != NULL && (n->state == SROCE_NEIGH_REACHABLE || n->state == SROCE_NEIGH_STALE)) {
+		*mac_p = n->mac;
+		return 0;
 	}
-	SROCE_LOG(ERR, "%s: no ARP answer for %u.%u.%u.%u in %u ms (is the peer polling?)",
-		  dev->ibdev.name, ((uint8_t *)&ip)[0], ((uint8_t *)&ip)[1],
-		  ((uint8_t *)&ip)[2], ((uint8_t *)&ip)[3], dev->arp_timeout_ms);
-	return -ETIMEDOUT;
+	memset(mac_p, 0, sizeof(*mac_p));
+	if (n == NULL) {
+		n = sroce_neigh_new(dev, ip);
+		if (n == NULL)
+			return -ENOSPC;	/* resolved on the first frame instead */
+	}
+	if (n->state != SROCE_NEIGH_INCOMPLETE) {
+		sroce_neigh_resolve(dev, n, rte_rdtsc());
+		pv_sroce_tx_flush(dev);	/* the request leaves now, not at the next progress */
+	}
+	return -EAGAIN;
+}
+
+void
+pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct sroce_neigh *n;
+	uint32_t ip;
+
+	memcpy(&ip, p + SROCE_ETH_HLEN + 16, 4);
+	n = sroce_neigh_find(dev, ip);
+	if (n == NULL)
+		n = sroce_neigh_new(dev, ip);
+	if (n == NULL) {
+		rte_pktmbuf_free(m);
+		dev->stats.neigh_drops++;
+		return;
+	}
+	if (n->state == SROCE_NEIGH_REACHABLE || n->state == SROCE_NEIGH_STALE) {
+		/* resolved since the template was built */
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), n->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+		sroce_tx_enqueue(dev, m);
+		return;
+	}
+	if (n->state != SROCE_NEIGH_INCOMPLETE)
+		sroce_neigh_resolve(dev, n, rte_rdtsc());
+	if (n->nq == SROCE_NEIGH_QLEN) {
+		/* the kernel drops the oldest (__neigh_event_send) */
+		rte_pktmbuf_free(n->q[0]);
+		memmove(&n->q[0], &n->q[1], (SROCE_NEIGH_QLEN - 1) * sizeof(n->q[0]));
+		n->nq--;
+		dev->stats.neigh_drops++;
+	}
+	n->q[n->nq++] = m;
+	dev->stats.neigh_queued++;
+}
+
+int
+pv_sroce_neigh_timers(struct sroce_dev *dev, uint64_t now)
+{
+	uint64_t retrans = sroce_ms_tsc(SROCE_NEIGH_RETRANS_MS);
+	uint64_t give_up = sroce_ms_tsc(dev->arp_timeout_ms);
+	uint32_t i;
+	int work = 0;
+
+	dev->neigh_next_tsc = UINT64_MAX;
+	for (i = 0; i < SROCE_NEIGH_MAX; i++) {
+		struct sroce_neigh *n = &dev->neigh[i];
+
+		if (n->state == SROCE_NEIGH_FREE || n->state == SROCE_NEIGH_FAILED)
+			continue;
+		if (now < n->timer_tsc) {
+			sroce_neigh_timer_set(dev, n, n->timer_tsc);
+			continue;
+		}
+		work++;
+		switch (n->state) {
+		case SROCE_NEIGH_INCOMPLETE:
+			if (now - n->resolve_tsc >= give_up) {
+				sroce_neigh_state(dev, n, SROCE_NEIGH_FAILED);
+				dev->stats.neigh_failed++;
+				sroce_neigh_flush_queue(dev, n);
+				SROCE_DP_LOG(NOTICE, "%s: no ARP answer for %u.%u.%u.%u in %u ms",
+					     dev->ibdev.name, ((uint8_t *)&n->ip)[0],
+					     ((uint8_t *)&n->ip)[1], ((uint8_t *)&n->ip)[2],
+					     ((uint8_t *)&n->ip)[3], dev->arp_timeout_ms);
+				continue;
+			}
+			n->probes++;
+			(void)sroce_arp_send(dev, RTE_ARP_OP_REQUEST, NULL, n->ip);
+			sroce_neigh_timer_set(dev, n, now + retrans);
+			break;
+		case SROCE_NEIGH_REACHABLE:
+		case SROCE_NEIGH_STALE:
+			/* aged: keep using the MAC, ask again (a reply makes it REACHABLE) */
+			sroce_neigh_state(dev, n, SROCE_NEIGH_STALE);
+			(void)sroce_arp_send(dev, RTE_ARP_OP_REQUEST, NULL, n->ip);
+			sroce_neigh_timer_set(dev, n, now + rte_get_tsc_hz() *
+						      SROCE_NEIGH_REACHABLE_S);
+			break;
+		default:
+			break;
+		}
+	}
+	return work;
+}
+
+void
+pv_sroce_neigh_fini(struct sroce_dev *dev)
+{
+	uint32_t i;
+
+	for (i = 0; i < SROCE_NEIGH_MAX; i++)
+		sroce_neigh_flush_queue(dev, &dev->neigh[i]);
 }

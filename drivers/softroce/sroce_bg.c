@@ -55,6 +55,8 @@ sroce_bg_next_us(const struct sroce_dev *dev)
 
 	if (dev->tx_head != dev->tx_tail)
 		next = SROCE_BG_BUSY_US;
+	if (dev->neigh_next_tsc != UINT64_MAX)
+		next = RTE_MIN(next, sroce_bg_us_until(dev->neigh_next_tsc, now, hz));
 	for (d = 0; d < RTE_DIM(dev->fault_q); d++)
 		for (i = 0; i < dev->fault_q[d].n; i++)
 			next = RTE_MIN(next, sroce_bg_us_until(dev->fault_q[d].held[i].due_tsc,

@@ -512,6 +512,7 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 	pv_sroce_bg_stop(dev);
 	sroce_link_monitor_stop(dev);
 	pv_sroce_fault_free(dev);
+	pv_sroce_neigh_fini(dev);
 	while (dev->tx_head != dev->tx_tail) {
 		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
 		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);

@@ -318,7 +318,15 @@ sroce_frame_start_ud(struct sroce_qp *qp, const struct sroce_ah *ah, uint32_t dq
 static inline void
 sroce_frame_send(struct sroce_dev *dev, struct rte_mbuf *m)
 {
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
 	pv_sroce_icrc_set(rte_pktmbuf_mtod(m, uint8_t *), m->data_len);
+	/* a template built before its neighbour answered (the MAC is not in
+	 * the ICRC): the neighbour layer patches or queues the frame */
+	if (unlikely((p[0] | p[1] | p[2] | p[3] | p[4] | p[5]) == 0)) {
+		pv_sroce_neigh_tx(dev, m);
+		return;
+	}
 	sroce_tx_enqueue(dev, m);
 }
 

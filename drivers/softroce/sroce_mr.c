@@ -46,6 +46,9 @@ pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 	}
 	dev->max_qp = max_qp;
 	dev->max_mr = max_mr;
+	/* the neighbour table and the AH list start empty */
+	dev->neigh_next_tsc = UINT64_MAX;
+	TAILQ_INIT(&dev->ahs);
 	dev->mr_mask = slots - 1;
 	dev->mr_next = 1;
 	dev->key_rnd_left = 0;

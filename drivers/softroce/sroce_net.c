@@ -511,6 +511,8 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 	if (n > 0)
 		rte_pktmbuf_free_bulk(pkts, n);	/* skips the NULLs of held frames */
 	now = rte_rdtsc();
+	if (unlikely(now >= dev->neigh_next_tsc))
+		work += pv_sroce_neigh_timers(dev, now);
 	for (q = 0; q < dev->nb_qps; q++) {
 		struct sroce_qp *qp = dev->qps[q];
 

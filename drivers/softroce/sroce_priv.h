@@ -8,7 +8,8 @@
  *
  * Engine layout (one device = one ethdev port, one RX and one TX queue):
  *   sroce_dev.c    probe, ethdev, open/close, query_*, stats, fault injection
- *   sroce_arp.c    ARP responder and resolver, neighbour cache
+ *   sroce_arp.c    neighbour layer: ARP responder and non-blocking resolver,
+ *                  frames queued for unresolved neighbours, aging
  *   sroce_mr.c     PD, MR, lkey/rkey table and remote access checks
  *   sroce_cq.c     CQ ring, poll_cq, req_notify_cq
  *   sroce_qp.c     QP create/modify/query/destroy, post_send/post_recv, flush
@@ -39,6 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
@@ -108,18 +110,33 @@ extern int pv_sroce_logtype;
 #define SROCE_MBUF_DATA		(RTE_PKTMBUF_HEADROOM + 4352)
 #define SROCE_HDR_TMPL_LEN	(SROCE_L2L4_HLEN + SROCE_BTH_LEN)	/* 54 */
 
-#define SROCE_ARP_CACHE		16
+#define SROCE_NEIGH_MAX		64	/* neighbour entries per device */
+#define SROCE_NEIGH_QLEN	64	/* frames queued per unresolved neighbour */
 #define SROCE_MAX_AH		65536	/* reported max_ah; AHs are not in a table */
 #define SROCE_GRH_LEN		40	/* GRH area at the start of a UD receive buffer */
 
 struct sroce_dev;
 struct sroce_qp;
 
-/** Neighbour cache entry: IPv4 (network order) -> MAC. */
-struct sroce_arp_ent {
+/** Neighbour states, as Linux's (NUD_*); sroce_arp.c says what each means. */
+enum sroce_neigh_state {
+	SROCE_NEIGH_FREE = 0,
+	SROCE_NEIGH_INCOMPLETE,
+	SROCE_NEIGH_REACHABLE,
+	SROCE_NEIGH_STALE,
+	SROCE_NEIGH_FAILED,
+};
+
+/** Neighbour entry: IPv4 (network order) -> MAC, and frames waiting for it. */
+struct sroce_neigh {
 	uint32_t ip;
 	struct rte_ether_addr mac;
-	uint8_t valid;
+	uint8_t state;			/* enum sroce_neigh_state */
+	uint8_t probes;			/* requests sent by this resolution */
+	uint16_t nq;			/* frames in q[] */
+	uint64_t timer_tsc;		/* next retry (INCOMPLETE) or aging (REACHABLE, STALE) */
+	uint64_t resolve_tsc;		/* when this resolution started */
+	struct rte_mbuf *q[SROCE_NEIGH_QLEN];
 };
 
 #define SROCE_MR_CHUNK_SHIFT	12
@@ -189,9 +206,11 @@ struct sroce_dev {
 	uint16_t eth_mtu;
 	enum pv_mtu active_mtu;
 	union pv_gid gid[SROCE_GID_TBL_LEN];
-	uint32_t arp_timeout_ms;
-	struct sroce_arp_ent arp[SROCE_ARP_CACHE];
-	uint32_t arp_next;
+	uint32_t arp_timeout_ms;	/* an unanswered resolution fails after it */
+	uint64_t neigh_next_tsc;	/* pv_sroce_neigh_timers() due, UINT64_MAX: none */
+	uint32_t neigh_evict;		/* next entry to consider for reuse */
+	struct sroce_neigh neigh[SROCE_NEIGH_MAX];
+	TAILQ_HEAD(, sroce_ah) ahs;	/* AHs: their templates follow the neighbour */
 	struct rte_mempool *pcap_mp;	/* pcapng copies, freed by each write */
 	uint64_t pcap_frames;		/* frames written to the capture */
 	int port_started;
@@ -252,6 +271,7 @@ struct sroce_mr {
 struct sroce_ah {
 	struct pv_ah ibah;		/* must be first */
 	struct sroce_dev *dev;
+	TAILQ_ENTRY(sroce_ah) next;	/* on dev->ahs */
 	uint8_t hdr[SROCE_L2L4_HLEN];	/* Eth/IPv4/UDP, tot_len, checksum, sport 0 */
 	uint32_t ip_sum;		/* ones' complement sum of the IPv4 header, tot_len 0 */
 };
@@ -715,14 +735,23 @@ struct pv_ah *pv_sroce_ah_create(struct pv_pd *pd, struct pv_ah_attr *attr);
 int pv_sroce_ah_destroy(struct pv_ah *ah);
 
 /* sroce_arp.c */
+/** An ARP frame received: answer requests for us, learn the sender. */
 void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m);
-/**
- * Resolve @p ip (network order) to a MAC, sending ARP requests and polling
- * the port until answered. Control path: blocks up to dev->arp_timeout_ms.
- * @return 0, -ETIMEDOUT no answer, -ENOMEM.
- */
-int pv_sroce_arp_resolve(struct sroce_dev *dev, uint32_t ip, struct rte_ether_addr *mac_p);
+/** Learn (or confirm) @p ip at @p mac: REACHABLE, queued frames sent. */
 void pv_sroce_arp_learn(struct sroce_dev *dev, uint32_t ip, const struct rte_ether_addr *mac);
+/**
+ * The MAC of @p ip (network order) for a header template, without waiting.
+ * @return 0 with *mac_p set; -EAGAIN unknown: a resolution started, *mac_p is
+ *         zero (frames built from it wait in the neighbour's queue); -ENOSPC
+ *         the table is full of unresolved entries (the first frame retries).
+ */
+int pv_sroce_neigh_lookup(struct sroce_dev *dev, uint32_t ip, struct rte_ether_addr *mac_p);
+/** Send @p m, built with a zero destination MAC: patched, or queued. */
+void pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m);
+/** Retries, failures and aging due at @p now; recomputes dev->neigh_next_tsc. */
+int pv_sroce_neigh_timers(struct sroce_dev *dev, uint64_t now);
+/** Free the queued frames (device teardown). */
+void pv_sroce_neigh_fini(struct sroce_dev *dev);
 
 /* sroce_net.c */
 /** Progress every QP of @p dev; @return units of work done. */

@@ -531,7 +531,6 @@ sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
 	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	struct rte_ether_addr mac;
 	uint32_t dip;
-	int ret;
 
 	RTE_SET_USED(attr);
 	if (qp->ibqp.qp_type == PV_QPT_UD) {
@@ -563,9 +562,8 @@ sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
 			  qp->ibqp.qp_num);
 		return EINVAL;
 	}
-	ret = pv_sroce_arp_resolve(dev, dip, &mac);
-	if (ret != 0)
-		return -ret;
+	/* never waits: frames wait for the neighbour instead (sroce_arp.c) */
+	(void)pv_sroce_neigh_lookup(dev, dip, &mac);
 	qp->mtu = pv_mtu_to_bytes(qp->attr.path_mtu);
 	qp->dqpn = qp->attr.dest_qp_num;
 	sroce_qp_hdr_build(qp, &mac, dip);

@@ -8,7 +8,7 @@
  * An address handle carries the Ethernet, IPv4 and UDP headers of one
  * destination, built when it is created: the destination MAC is resolved
  * then from the IPv4-mapped dgid through the ARP cache, as modify_qp(RTR)
- * does for a connected QP (so create_ah may block up to arp_timeout_ms).
+ * does for a connected QP (create_ah never waits: see sroce_arp.c).
  *
  * The UD data path shares the RC/UC bodies under SROCE_QPF_UD: post_send in
  * sroce_qp.c, the requester in sroce_req.c (one SEND ONLY per WQE: BTH +
@@ -39,7 +39,7 @@ pv_sroce_ah_create(struct pv_pd *ibpd, struct pv_ah_attr *attr)
 	struct sroce_ah *ah;
 	uint8_t *ip;
 	uint32_t dip, sum = 0;
-	int i, ret;
+	int i;
 
 	/* lib/verbs checked port_num, is_global and sgid_index < gid_tbl_len */
 	if (memcmp(g, v4map, sizeof(v4map)) != 0) {
@@ -61,11 +61,8 @@ pv_sroce_ah_create(struct pv_pd *ibpd, struct pv_ah_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
-	ret = pv_sroce_arp_resolve(dev, dip, &mac);
-	if (ret != 0) {
-		errno = -ret;
-		return NULL;
-	}
+	/* never waits: frames wait for the neighbour instead (sroce_arp.c) */
+	(void)pv_sroce_neigh_lookup(dev, dip, &mac);
 	ah = rte_zmalloc("sroce_ah", sizeof(*ah), RTE_CACHE_LINE_SIZE);
 	if (ah == NULL) {
 		errno = ENOMEM;
@@ -89,6 +86,7 @@ pv_sroce_ah_create(struct pv_pd *ibpd, struct pv_ah_attr *attr)
 	for (i = 0; i < SROCE_IPV4_HLEN; i += 2)
 		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
 	ah->ip_sum = sum;
+	TAILQ_INSERT_TAIL(&dev->ahs, ah, next);
 	dev->nb_ah++;
 	return &ah->ibah;
 }
@@ -98,6 +96,7 @@ pv_sroce_ah_destroy(struct pv_ah *ibah)
 {
 	struct sroce_ah *ah = sroce_ah(ibah);
 
+	TAILQ_REMOVE(&ah->dev->ahs, ah, next);
 	ah->dev->nb_ah--;
 	rte_free(ah);
 	return 0;

@@ -23,6 +23,7 @@
 
 #include "pv_app.h"
 #include "pv_rtc.h"
+#include "pv_sroce.h"
 #include "ut_sroce.h"
 
 struct pv_context *ut_progress_ctx[UT_MAX_CTX];
@@ -182,36 +183,27 @@ ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2
 	}
 }
 
-struct ut_modify_job {
-	struct pv_qp *qp;
-	struct pv_qp_attr *a;
-	int mask;
-	int done;
-	int ret;
-};
-
-static void *
-ut_modify_thread(void *arg)
-{
-	struct ut_modify_job *j = arg;
-
-	j->ret = pv_modify_qp(j->qp, j->a, j->mask);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 int
 ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask, struct pv_context *other)
 {
-	struct ut_modify_job j = { .qp = qp, .a = a, .mask = mask };
-	pthread_t t;
+	struct pv_sroce_stats s;
+	uint64_t end;
+	int ret;
 
-	if (pthread_create(&t, NULL, ut_modify_thread, &j) != 0)
-		return errno;
-	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
+	ret = pv_modify_qp(qp, a, mask);
+	if (ret != 0 || !(mask & PV_QP_STATE) || a->qp_state != PV_QPS_RTR)
+		return ret;
+	/* RTR never waits for ARP (frames wait for the neighbour instead);
+	 * tests that play a device want the address known before they start:
+	 * drive both devices until the QP's device has no resolution pending */
+	end = ut_now_ms() + 3000;
+	do {
+		pv_progress(qp->context);
 		pv_progress(other);
-	pthread_join(t, NULL);
-	return j.ret;
+		if (pv_sroce_stats_get(qp->context, &s) != 0)
+			return 0;
+	} while (s.neigh_pending != 0 && ut_now_ms() < end);
+	return s.neigh_pending == 0 ? 0 : ETIMEDOUT;
 }
 
 /* the pv_app_qp_opts of @p o (port 1, GID index 1) */

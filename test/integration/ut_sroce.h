@@ -210,10 +210,11 @@ int ut_qp_rtr(struct pv_qp *qp, const struct ut_qp_opts *o, const struct ut_peer
 	      enum pv_mtu mtu);
 
 /*
- * pv_modify_qp(@p qp, @p a, @p mask) on a helper thread while this one
- * progresses @p other: RTR resolves the peer's MAC by ARP, which only the
- * peer's progress answers when both run in one thread.
- * @return pv_modify_qp()'s, or pthread_create()'s errno
+ * pv_modify_qp(@p qp, @p a, @p mask); after a move to RTR, progress the QP's
+ * device and @p other until the QP's device has no ARP resolution pending
+ * (RTR does not wait for it; tests that play a device need the peer's MAC
+ * known before they start), at most 3 s.
+ * @return pv_modify_qp()'s, or ETIMEDOUT the neighbour did not answer
  */
 int ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask,
 			  struct pv_context *other);
