@@ -7,7 +7,7 @@ CLANG_BUILD ?= build-clang
 MESON_OPTS ?= -Dwerror=true
 
 .PHONY: all deps build build-asan build-clang demo test test-unit test-asan test-valgrind \
-	interop bench-mlx5 bench-chaos fuzz install clean
+	interop bench-mlx5 bench-chaos bench-modes fuzz install clean
 
 all: build
 
@@ -64,6 +64,9 @@ fuzz: build-clang
 CHAOS_SECONDS ?= 20
 bench-chaos: build
 	usertools/pv-bench-chaos.sh $(BUILD) $(CHAOS_SECONDS)
+
+bench-modes: build
+	usertools/pv-bench-modes.sh $(BUILD)
 
 install: build
 	meson install -C $(BUILD)

@@ -16,6 +16,10 @@
 #   PV_DEMO_ITERS  iterations of the bandwidth runs (default 5000, as perftest)
 #   PV_DEMO_NO_HUGE=1  do not use or reserve hugepages
 #   PV_DEMO_MTU    softroce Ethernet MTU (default 9000: path MTU 4096; 1500: 1024)
+#   PV_DEMO_ONLY   run only these (space-separated): write_bw read_bw send_bw
+#                  send_lat write_rate
+#   PV_DEMO_SIZES  sizes of the bandwidth runs (default 4096,65536,1048576)
+#   PV_DEMO_ARGS   more pv-perf options for both sides (e.g. --thread-safe)
 set -uo pipefail
 
 build=${1:-build}
@@ -126,6 +130,10 @@ say "server: lcore 0, net_memif server, 10.99.0.1; client: lcore $client_lcore,"
 run_pair() {
 	local name=$1 slog clog crc src i
 	shift
+	if [ -n "${PV_DEMO_ONLY:-}" ] && [[ " $PV_DEMO_ONLY " != *" $name "* ]]; then
+		return 0
+	fi
+	set -- "$@" ${PV_DEMO_ARGS:-}
 	slog=$logdir/$name.server
 	clog=$logdir/$name.client
 	rm -f "$sock"
@@ -174,7 +182,7 @@ run_pair() {
 }
 
 start=$(date +%s)
-sizes=4096,65536,1048576
+sizes=${PV_DEMO_SIZES:-4096,65536,1048576}
 run_pair write_bw write_bw --sizes=$sizes -n "$iters"
 run_pair read_bw read_bw --sizes=$sizes -n "$iters"
 run_pair send_bw send_bw --sizes=$sizes -n "$iters"

@@ -85,6 +85,7 @@ struct perf_params {
 	int loopback;			/* --loopback: both endpoints in this process */
 	int model;			/* --model: built-in EAL args for mlx5_model */
 	int perftest;			/* --perftest: perftest 4.5's TCP exchange (perf_proto.c) */
+	int thread_safe;		/* --thread-safe: keep PV_PROGRESS_THREAD_SAFE */
 	int size_set, iters_set, tx_depth_set;
 };
 

@@ -85,6 +85,9 @@ perf_usage(FILE *f, const char *prog)
 "      --model               --loopback over mlx5_model (no EAL args; pollverbs)\n"
 "      --perftest            talk to perftest's ib_* tools (their TCP exchange;\n"
 "                            one size, no --verify; both sides give the same -s -n)\n"
+"      --thread-safe         keep the library's default thread-safe progress mode\n"
+"                            (locks, background progress) instead of declaring\n"
+"                            pv-perf the device's only thread (pollverbs)\n"
 "  -h, --help                this text\n",
 		prog, prog, prog, prog, prog, PERF_DEF_TCP_PORT, PERF_DEF_SIZE_BW,
 		PERF_DEF_SIZE_LAT,
@@ -118,6 +121,7 @@ enum {
 	OPT_LOOPBACK,
 	OPT_MODEL,
 	OPT_PERFTEST,
+	OPT_THREAD_SAFE,
 };
 
 /* "--sizes=4096,65536,1m": a comma list; k, m suffixes (KiB, MiB). */
@@ -178,6 +182,7 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		{ "loopback", no_argument, NULL, OPT_LOOPBACK },
 		{ "model", no_argument, NULL, OPT_MODEL },
 		{ "perftest", no_argument, NULL, OPT_PERFTEST },
+		{ "thread-safe", no_argument, NULL, OPT_THREAD_SAFE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -302,6 +307,9 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 			break;
 		case OPT_PERFTEST:
 			p->perftest = 1;
+			break;
+		case OPT_THREAD_SAFE:
+			p->thread_safe = 1;
 			break;
 		case 'h':
 			perf_usage(stdout, "pv-perf");

@@ -210,6 +210,15 @@ perf_res_open(struct perf_run *r)
 		fprintf(stderr, "pv-perf: open device: %s\n", strerror(errno));
 		return -errno;
 	}
+	/* one thread drives each device from its poll loop: say so, unless
+	 * --thread-safe asks for the library's default (locks, background) */
+	if (!p->thread_safe) {
+		ret = pv_set_progress_mode(r->ctx, PV_PROGRESS_APP);
+		if (ret != 0 && ret != EOPNOTSUPP) {
+			fprintf(stderr, "pv-perf: progress mode: %s\n", strerror(ret));
+			return -ret;
+		}
+	}
 	if (p->ib_dev == NULL)
 		p->ib_dev = pv_get_device_name(r->ctx->device);
 	ret = pv_query_device(r->ctx, &r->dev_attr);

@@ -11,6 +11,12 @@
  * millisecond, rte_epoll_wait() on its epoll set (a kick eventfd and the RX
  * queue interrupts of the sources' ports) above.
  *
+ * The thread runs on the cores of the process's EAL lcores (not on the
+ * control cpuset of other control threads): the work it does is the work the
+ * application's own poll loop would have done, and it only does it when that
+ * loop is not polling, so it takes the application's core when the
+ * application blocks instead of another process's.
+ *
  * The sources list is guarded by a mutex that the thread holds while it runs
  * the services, so that pv_rtc_bg_del() returns only between two passes.
  */
@@ -21,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 
 #include <rte_cycles.h>
@@ -139,6 +146,24 @@ rtc_bg_sleep(uint64_t sleep_us)
 	(void)!read(rtc_bg.kick_fd, &token, sizeof(token));
 }
 
+/* Run on the cores of the process's lcores (their union). */
+static void
+rtc_bg_affinity(void)
+{
+	rte_cpuset_t set, one;
+	unsigned int lcore;
+
+	CPU_ZERO(&set);
+	RTE_LCORE_FOREACH(lcore) {
+		one = rte_lcore_cpuset(lcore);
+		CPU_OR(&set, &set, &one);
+	}
+	if (CPU_COUNT(&set) == 0)
+		return;
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+		RTC_LOG(WARNING, "progress thread: cannot run on the lcores' cores");
+}
+
 static void *
 rtc_bg_main(void *unused)
 {
@@ -146,6 +171,9 @@ rtc_bg_main(void *unused)
 
 	RTE_SET_USED(unused);
 	rtc_on_bg_thread = 1;
+	rtc_bg_affinity();
+	/* sleeps of tens of microseconds must not last the default 50 us slack */
+	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	if (rte_thread_register() != 0)
 		RTC_LOG(ERR, "progress thread: rte_thread_register: %s (services cannot run)",
 			rte_strerror(rte_errno));
