@@ -39,7 +39,7 @@
 #define SROCE_BG_HANDOFF_US	450
 #define SROCE_BG_SPIN		512	/* idle passes spun before sleeping (~100 us) */
 #define SROCE_BG_BACKOFF_MIN_US	10
-#define SROCE_BG_BACKOFF_MAX_US	500	/* worst added reaction time without RX interrupt */
+#define SROCE_BG_BACKOFF_MAX_US	1000	/* worst added reaction time without RX interrupt */
 #define SROCE_BG_BUSY_US	20	/* output the PMD refused, QPs to flush: retry soon */
 
 /* TSC cycles from now to @p due, in microseconds (0 when due) */
@@ -98,7 +98,7 @@ sroce_bg_idle(struct sroce_dev *dev)
 		if (dev->bg_intr_armed && pv_sroce_dev_progress(dev) == 0)
 			return next;
 	}
-	shift = RTE_MIN(dev->bg_idle - SROCE_BG_SPIN, 6u);
+	shift = RTE_MIN(dev->bg_idle - SROCE_BG_SPIN, 7u);
 	backoff = RTE_MIN((uint64_t)SROCE_BG_BACKOFF_MIN_US << shift,
 			  (uint64_t)SROCE_BG_BACKOFF_MAX_US);
 	return RTE_MIN(next, backoff);

@@ -92,6 +92,7 @@ extern int pv_sroce_logtype;
 #define SROCE_MAX_SRQ_WR	16384
 #define SROCE_MAX_RD_ATOMIC	16
 #define SROCE_MAX_MSG		0x80000000u
+#define SROCE_MIN_ACK_TIMEOUT_US 1000	/* shortest local ACK timeout (rxe: a jiffy) */
 #define SROCE_GID_TBL_LEN	2	/* 0: fe80::EUI-64, 1: ::ffff:a.b.c.d (as rxe) */
 
 /* engine tuning */

@@ -502,13 +502,22 @@ sroce_qp_hdr_build(struct sroce_qp *qp, const struct rte_ether_addr *dmac, uint3
 	qp->ip_sum = sum;
 }
 
+/*
+ * 4.096 us * 2^timeout; 0 means infinite (IBTA 9.7.6.1.3). Never below
+ * SROCE_MIN_ACK_TIMEOUT_US, as rxe never arms its retransmit timer for less
+ * than a jiffy: a peer that runs in software answers from a thread that may
+ * have to be woken first (softroce's progress thread, rxe's softirq), which a
+ * 65 us timer (timeout 4, the Rust ibverbs crate's default) does not allow.
+ */
 static uint64_t
 sroce_timeout_tsc(uint8_t timeout)
 {
-	/* 4.096 us * 2^timeout; 0 means infinite (IBTA 9.7.6.1.3) */
+	double us;
+
 	if (timeout == 0)
 		return 0;
-	return (uint64_t)((double)rte_get_tsc_hz() * 4.096e-6 * (double)(1ull << timeout));
+	us = RTE_MAX(4.096 * (double)(1ull << timeout), (double)SROCE_MIN_ACK_TIMEOUT_US);
+	return (uint64_t)((double)rte_get_tsc_hz() * us / 1e6);
 }
 
 static void
