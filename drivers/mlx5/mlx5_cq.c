@@ -335,6 +335,43 @@ mlx5_req_notify_cq(struct pv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
+/* thread-safe mode (rdma-core's mlx5 locking): the CQ's lock around poll and arm */
+static int
+mlx5_poll_cq_64_mt(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	int n;
+
+	rte_spinlock_lock(&cq->lock);
+	n = mlx5_poll_cq_64(ibcq, num_entries, wc);
+	rte_spinlock_unlock(&cq->lock);
+	return n;
+}
+
+static int
+mlx5_poll_cq_128_mt(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	int n;
+
+	rte_spinlock_lock(&cq->lock);
+	n = mlx5_poll_cq_128(ibcq, num_entries, wc);
+	rte_spinlock_unlock(&cq->lock);
+	return n;
+}
+
+static int
+mlx5_req_notify_cq_mt(struct pv_cq *ibcq, int solicited_only)
+{
+	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
+	int ret;
+
+	rte_spinlock_lock(&cq->lock);
+	ret = mlx5_req_notify_cq(ibcq, solicited_only);
+	rte_spinlock_unlock(&cq->lock);
+	return ret;
+}
+
 void
 pv_mlx5_cq_event_ack(struct pv_mlx5_cq *cq)
 {
@@ -361,9 +398,44 @@ pv_mlx5_cq_dp_init(struct pv_mlx5_cq *cq, const struct mlx5dv_cq *dv)
 	cq->cqn = dv->cqn;
 	cq->last_qp = &pv_mlx5_qp_none;
 	cq->ibcq.cqe = dv->cqe_cnt - 1;
-	cq->ibcq.fp_poll_cq = dv->cqe_size == 64 ? mlx5_poll_cq_64 : mlx5_poll_cq_128;
-	cq->ibcq.fp_req_notify_cq = mlx5_req_notify_cq;
+	rte_spinlock_init(&cq->lock);
+	if (cq->ctx->single_threaded) {
+		cq->ibcq.fp_poll_cq = dv->cqe_size == 64 ? mlx5_poll_cq_64 : mlx5_poll_cq_128;
+		cq->ibcq.fp_req_notify_cq = mlx5_req_notify_cq;
+	} else {
+		cq->ibcq.fp_poll_cq = dv->cqe_size == 64 ? mlx5_poll_cq_64_mt :
+							   mlx5_poll_cq_128_mt;
+		cq->ibcq.fp_req_notify_cq = mlx5_req_notify_cq_mt;
+	}
+	cq->ctx->nb_queues++;
 	return 0;
+}
+
+void
+pv_mlx5_cq_dp_fini(struct pv_mlx5_cq *cq)
+{
+	cq->ctx->nb_queues--;
+}
+
+int
+pv_mlx5_set_progress_mode(struct pv_context *ibctx, enum pv_progress_mode mode)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibctx);
+
+	/* the locks are chosen when a queue is created */
+	if (ctx->nb_queues != 0) {
+		MLX5_LOG(ERR, "progress mode: the context has %u QPs, CQs or SRQs",
+			 ctx->nb_queues);
+		return EBUSY;
+	}
+	ctx->single_threaded = mode == PV_PROGRESS_APP;
+	return 0;
+}
+
+int
+pv_mlx5_get_progress_mode(struct pv_context *ibctx)
+{
+	return pv_mlx5_ctx(ibctx)->single_threaded ? PV_PROGRESS_APP : PV_PROGRESS_THREAD_SAFE;
 }
 
 void

@@ -274,6 +274,8 @@ hw_open(struct pv_device *device)
 	int ret;
 
 	ctx = rte_zmalloc("pv_mlx5_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
+	if (ctx != NULL)
+		ctx->single_threaded = pv_progress_mode_default() == PV_PROGRESS_APP;
 	if (ctx == NULL) {
 		errno = ENOMEM;
 		return NULL;
@@ -543,6 +545,7 @@ hw_cq_create(struct pv_context *ibctx, int cqe, struct pv_comp_channel *channel,
 			 strerror(ret));
 		goto err_destroy;
 	}
+	cq->ctx = ctx;
 	ret = -pv_mlx5_cq_dp_init(cq, &dv);
 	if (ret != 0)
 		goto err_destroy;
@@ -567,6 +570,7 @@ hw_cq_destroy(struct pv_cq *ibcq)
 		MLX5_LOG(ERR, "cq 0x%x: ibv_destroy_cq: %s", cq->cqn, strerror(ret));
 		return ret;
 	}
+	pv_mlx5_cq_dp_fini(cq);
 	rte_free(cq);
 	return 0;
 }
@@ -630,6 +634,8 @@ hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	attr->cap.max_send_sge = ia.cap.max_send_sge;
 	attr->cap.max_recv_sge = ia.cap.max_recv_sge;
 	attr->cap.max_inline_data = ia.cap.max_inline_data;
+	qp->ctx = ctx;
+	qp->td_lockless = pv_pd_td(ibpd) != NULL;
 	ret = -pv_mlx5_qp_dp_init(qp, &dv, qp->ibv->qp_num, attr);
 	if (ret != 0)
 		goto err_destroy;
@@ -701,6 +707,7 @@ hw_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 			 strerror(ret));
 		goto err_destroy;
 	}
+	srq->ctx = ctx;
 	ret = -pv_mlx5_srq_dp_init(srq, &dv);
 	if (ret != 0)
 		goto err_destroy;
@@ -951,6 +958,8 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.modify_qp = hw_qp_modify,
 	.query_qp = hw_qp_query,
 	.destroy_qp = hw_qp_destroy,
+	.set_progress_mode = pv_mlx5_set_progress_mode,
+	.get_progress_mode = pv_mlx5_get_progress_mode,
 	/*
 	 * AH, multicast: EOPNOTSUPP stubs from lib/verbs. resize_cq
 	 * too: rdma-core's ibv_resize_cq copies the unpolled CQEs from its own

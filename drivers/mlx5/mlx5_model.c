@@ -240,6 +240,8 @@ mdl_open(struct pv_device *device)
 	struct pv_mlx5_context *ctx;
 
 	ctx = rte_zmalloc("pv_mlx5_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
+	if (ctx != NULL)
+		ctx->single_threaded = pv_progress_mode_default() == PV_PROGRESS_APP;
 	if (ctx == NULL) {
 		MLX5_LOG(ERR, "%s: no memory for a context", device->name);
 		errno = ENOMEM;
@@ -499,6 +501,7 @@ mdl_cq_create(struct pv_context *ibctx, int cqe, struct pv_comp_channel *channel
 	dv.cqe_size = mcq->cqe_size;
 	dv.cq_uar = mcq->uar;
 	dv.cqn = mcq->cqn;
+	cq->ctx = pv_mlx5_ctx(ibctx);
 	ret = -pv_mlx5_cq_dp_init(cq, &dv);
 	if (ret != 0)
 		goto err;
@@ -587,6 +590,7 @@ mdl_cq_destroy(struct pv_cq *ibcq)
 	rte_spinlock_lock(&pv_mlx5_mdl.lock);
 	pv_mlx5_mdl.cqs[slot] = NULL;
 	mdl_cq_used[slot] = 0;
+	pv_mlx5_cq_dp_fini(cq);
 	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
 	mdl_cq_free(mcq);
 	rte_free(cq);
@@ -668,6 +672,7 @@ mdl_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 	dv.tail = cnt - 1;
 	dv.comp_mask = MLX5DV_SRQ_MASK_SRQN;
 	dv.srqn = msrq->srqn;
+	srq->ctx = ctx;
 	ret = -pv_mlx5_srq_dp_init(srq, &dv);
 	if (ret != 0)
 		goto err;
@@ -842,6 +847,8 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	dv.bf.size = PV_MLX5_MDL_BF_SIZE;
 	dv.sqn = mqp->qpn;
 	dv.rqn = mqp->qpn;
+	qp->ctx = ctx;
+	qp->td_lockless = pv_pd_td(ibpd) != NULL;
 	ret = -pv_mlx5_qp_dp_init(qp, &dv, mqp->qpn, attr);
 	if (ret != 0)
 		goto err;
@@ -1016,6 +1023,8 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.query_qp = mdl_qp_query,
 	.destroy_qp = mdl_qp_destroy,
 	.progress = mdl_progress,
+	.set_progress_mode = pv_mlx5_set_progress_mode,
+	.get_progress_mode = pv_mlx5_get_progress_mode,
 	/* AH, multicast: EOPNOTSUPP stubs from lib/verbs */
 };
 

@@ -21,6 +21,7 @@
 
 #include <rte_common.h>
 #include <rte_log.h>
+#include <rte_spinlock.h>
 
 #include <infiniband/mlx5dv.h>
 
@@ -81,6 +82,10 @@ struct pv_mlx5_context {
 	uint32_t cqe_size;			/**< CQE bytes the data path expects */
 	struct pv_rtc_ctrl_timer *async_timer;	/**< HW: drains rdma-core's async fd */
 	struct pv_mlx5_qp **qpt[PV_MLX5_QPT_SIZE];
+	/** PV_PROGRESS_APP (env PV_SINGLE_THREADED=1 or pv_set_progress_mode()):
+	 *  no lock on any queue of this context */
+	uint8_t single_threaded;
+	uint32_t nb_queues;			/**< QPs, CQs, SRQs (mode change: EBUSY) */
 };
 
 struct pv_mlx5_pd {
@@ -107,6 +112,7 @@ struct pv_mlx5_cq {
 	volatile pv_be32 *dbrec;		/**< [0] set_ci, [1] arm */
 	struct pv_mlx5_qp *last_qp;		/**< QP of the previous CQE */
 	struct pv_mlx5_context *ctx;
+	rte_spinlock_t lock;			/**< thread-safe mode: poll, arm */
 	/* cold */
 	uint8_t *cq_uar;			/**< UAR page: CQ doorbell at 0x20 */
 	uint32_t cqn;
@@ -139,6 +145,7 @@ struct pv_mlx5_srq {
 	uint32_t wqe_cnt;			/**< WQEs in the free list: tail + 1 */
 	uint32_t max_wr;			/**< granted: wqe_cnt - 1 */
 	struct pv_mlx5_context *ctx;
+	rte_spinlock_t lock;			/**< thread-safe mode: post_srq_recv */
 	struct ibv_srq *ibv;			/**< HW */
 	struct pv_mlx5_mdl_srq *mdl;		/**< model */
 };
@@ -193,6 +200,11 @@ struct pv_mlx5_qp {
 	struct pv_mlx5_cq *scq;
 	struct pv_mlx5_cq *rcq;
 	struct pv_mlx5_context *ctx;
+	/* thread-safe mode, as rdma-core's mlx5: a lock per send and receive
+	 * queue, left out in a thread domain (td_lockless) or PV_PROGRESS_APP */
+	rte_spinlock_t sq_lock;
+	rte_spinlock_t rq_lock;
+	uint8_t td_lockless;
 	struct ibv_qp *ibv;			/**< HW */
 	struct pv_mlx5_mdl_qp *mdl;		/**< model */
 };
@@ -203,10 +215,18 @@ pv_mlx5_ctx(struct pv_context *ctx)
 	return container_of(ctx, struct pv_mlx5_context, ibctx);
 }
 
+/** Undo the CQ's part of pv_mlx5_cq_dp_init() (destroy). */
+void pv_mlx5_cq_dp_fini(struct pv_mlx5_cq *cq);
+/** The set_progress_mode op of both mlx5 drivers (hardware and model). */
+int pv_mlx5_set_progress_mode(struct pv_context *ibctx, enum pv_progress_mode mode);
+/** The get_progress_mode op of both mlx5 drivers. */
+int pv_mlx5_get_progress_mode(struct pv_context *ibctx);
+
+/* parent domains (lib/verbs) resolve to the PD they extend */
 static inline struct pv_mlx5_pd *
 pv_mlx5_pd(struct pv_pd *pd)
 {
-	return container_of(pd, struct pv_mlx5_pd, ibpd);
+	return container_of(pv_pd_base(pd), struct pv_mlx5_pd, ibpd);
 }
 
 static inline struct pv_mlx5_mr *

@@ -537,6 +537,38 @@ mlx5_qp_ctrl_w1_init(struct pv_mlx5_qp *qp, int sq_sig_all)
 	}
 }
 
+
+/*
+ * Thread-safe mode (rdma-core's mlx5 locking): the send queue's lock around
+ * post_send, the receive queue's around post_recv.
+ */
+#define MLX5_POST_SEND_MT(name) \
+static int \
+name##_mt(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr) \
+{ \
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp); \
+	int ret; \
+	rte_spinlock_lock(&qp->sq_lock); \
+	ret = name(ibqp, wr, bad_wr); \
+	rte_spinlock_unlock(&qp->sq_lock); \
+	return ret; \
+}
+MLX5_POST_SEND_MT(mlx5_post_send_bf)
+MLX5_POST_SEND_MT(mlx5_post_send_bf_inl16)
+MLX5_POST_SEND_MT(mlx5_post_send_db)
+MLX5_POST_SEND_MT(mlx5_post_send_db_inl16)
+
+static int
+mlx5_post_recv_mt(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
+	int ret;
+
+	rte_spinlock_lock(&qp->rq_lock);
+	ret = mlx5_post_recv(ibqp, wr, bad_wr);
+	rte_spinlock_unlock(&qp->rq_lock);
+	return ret;
+}
 int
 pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t qpn,
 		   const struct pv_qp_init_attr *attr)
@@ -611,13 +643,26 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->ibqp.qp_num = qpn;
 	qp->ibqp.cap = attr->cap;
 	qp->ibqp.sq_sig_all = attr->sq_sig_all;
-	if (qp->bf_size != 0)
-		qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_bf_inl16 :
-							       mlx5_post_send_bf;
-	else
-		qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_db_inl16 :
-							       mlx5_post_send_db;
-	qp->ibqp.fp_post_recv = mlx5_post_recv;
+	rte_spinlock_init(&qp->sq_lock);
+	rte_spinlock_init(&qp->rq_lock);
+	if (qp->td_lockless || qp->ctx->single_threaded) {
+		if (qp->bf_size != 0)
+			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_bf_inl16 :
+								       mlx5_post_send_bf;
+		else
+			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_db_inl16 :
+								       mlx5_post_send_db;
+		qp->ibqp.fp_post_recv = mlx5_post_recv;
+	} else {
+		if (qp->bf_size != 0)
+			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_bf_inl16_mt :
+								       mlx5_post_send_bf_mt;
+		else
+			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_db_inl16_mt :
+								       mlx5_post_send_db_mt;
+		qp->ibqp.fp_post_recv = mlx5_post_recv_mt;
+	}
+	qp->ctx->nb_queues++;
 	return 0;
 }
 
@@ -636,6 +681,11 @@ pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp)
 void
 pv_mlx5_qp_dp_fini(struct pv_mlx5_qp *qp)
 {
+	/* counted once dp_init succeeded, which set the data-path functions */
+	if (qp->ibqp.fp_post_send != NULL) {
+		qp->ctx->nb_queues--;
+		qp->ibqp.fp_post_send = NULL;
+	}
 	rte_free(qp->sq_wrid);
 	rte_free(qp->sq_next);
 	rte_free(qp->scratch);

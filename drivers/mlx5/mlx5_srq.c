@@ -114,6 +114,19 @@ pv_mlx5_srq_recv_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter)
 	return srq->wrid[idx];
 }
 
+
+/* thread-safe mode (rdma-core's mlx5 locking): the SRQ's lock around posting */
+static int
+mlx5_post_srq_recv_mt(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
+{
+	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
+	int ret;
+
+	rte_spinlock_lock(&srq->lock);
+	ret = mlx5_post_srq_recv(ibsrq, wr, bad_wr);
+	rte_spinlock_unlock(&srq->lock);
+	return ret;
+}
 int
 pv_mlx5_srq_dp_init(struct pv_mlx5_srq *srq, const struct mlx5dv_srq *dv)
 {
@@ -142,13 +155,20 @@ pv_mlx5_srq_dp_init(struct pv_mlx5_srq *srq, const struct mlx5dv_srq *dv)
 	srq->srqn = dv->srqn;
 	srq->wqe_cnt = cnt;
 	srq->max_wr = cnt - 1;
-	srq->ibsrq.fp_post_srq_recv = mlx5_post_srq_recv;
+	rte_spinlock_init(&srq->lock);
+	srq->ibsrq.fp_post_srq_recv = srq->ctx->single_threaded ? mlx5_post_srq_recv :
+								  mlx5_post_srq_recv_mt;
+	srq->ctx->nb_queues++;
 	return 0;
 }
 
 void
 pv_mlx5_srq_dp_fini(struct pv_mlx5_srq *srq)
 {
+	if (srq->ibsrq.fp_post_srq_recv != NULL) {
+		srq->ctx->nb_queues--;
+		srq->ibsrq.fp_post_srq_recv = NULL;
+	}
 	rte_free(srq->wrid);
 	srq->wrid = NULL;
 }

@@ -184,16 +184,6 @@ sroce_devarg_kv(const char *key, const char *value, void *opaque)
 }
 
 /* rxe: the largest IB MTU that fits in the Ethernet MTU minus the headers */
-/* PV_SINGLE_THREADED=1: run to completion unless a devarg says otherwise
- * (rdma-core's MLX5_SINGLE_THREADED plays the same role) */
-static int
-sroce_env_single_threaded(void)
-{
-	const char *v = getenv("PV_SINGLE_THREADED");
-
-	return v != NULL && strcmp(v, "1") == 0;
-}
-
 static enum pv_mtu
 sroce_mtu_from_eth(uint32_t eth_mtu)
 {
@@ -600,8 +590,7 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	if (a.progress >= 0)
 		dev->progress_mode = (enum pv_progress_mode)a.progress;
 	else
-		dev->progress_mode = sroce_env_single_threaded() ? PV_PROGRESS_APP :
-								  PV_PROGRESS_THREAD_SAFE;
+		dev->progress_mode = pv_progress_mode_default();
 	dev->mt = dev->progress_mode == PV_PROGRESS_THREAD_SAFE;
 	rte_spinlock_init(&dev->lock);
 	ret = sroce_port_setup(dev, &a);

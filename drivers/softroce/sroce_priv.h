@@ -527,10 +527,11 @@ sroce_dev_of(struct pv_context *c)
 	return sroce_ctx(c)->dev;
 }
 
+/* parent domains (lib/verbs) resolve to the PD they extend */
 static inline struct sroce_pd *
 sroce_pd(struct pv_pd *p)
 {
-	return container_of(p, struct sroce_pd, ibpd);
+	return container_of(pv_pd_base(p), struct sroce_pd, ibpd);
 }
 
 static inline struct sroce_mr *

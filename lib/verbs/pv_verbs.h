@@ -477,6 +477,43 @@ struct pv_pd {
 	struct pv_context *context;
 	uint32_t handle;
 	uint32_t usecnt;	/**< pollverbs addition: MRs, AHs, QPs, SRQs using it */
+	/**
+	 * pollverbs addition: for a parent domain (pv_alloc_parent_domain()),
+	 * the PD it extends and its thread domain (may be NULL); both NULL for
+	 * a PD of pv_alloc_pd().
+	 */
+	struct pv_pd *pd_base;
+	struct pv_td *td;
+};
+
+/** Attributes of pv_alloc_td() (ibv_td_init_attr). */
+struct pv_td_init_attr {
+	uint32_t comp_mask;	/**< no field defined: must be 0 */
+};
+
+/** A thread domain (ibv_td): objects in it are used by one thread at a time. */
+struct pv_td {
+	struct pv_context *context;
+	uint32_t usecnt;	/**< pollverbs addition: parent domains using it */
+};
+
+enum pv_parent_domain_init_attr_mask {
+	PV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS = 1 << 0,
+	PV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT = 1 << 1,
+};
+
+/** What a custom allocator returns to ask for the provider's own memory. */
+#define PV_ALLOCATOR_USE_DEFAULT ((void *)-1)
+
+/** Attributes of pv_alloc_parent_domain() (ibv_parent_domain_init_attr). */
+struct pv_parent_domain_init_attr {
+	struct pv_pd *pd;	/**< the PD to extend (not itself a parent domain) */
+	struct pv_td *td;	/**< a thread domain of the same context, or NULL */
+	uint32_t comp_mask;	/**< enum pv_parent_domain_init_attr_mask */
+	void *(*alloc)(struct pv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type);
+	void (*free)(struct pv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
+	void *pd_context;
 };
 
 struct pv_mr {
@@ -831,11 +868,46 @@ PV_EXPORT void pv_ack_async_event(struct pv_async_event *event);
 PV_EXPORT struct pv_pd *pv_alloc_pd(struct pv_context *context);
 
 /**
- * Free a protection domain (ibv_dealloc_pd(3)).
- * @return 0, or a positive errno: EINVAL NULL pd; EBUSY MRs, QPs, SRQs or
- *         AHs still use it.
+ * Free a protection domain or a parent domain (ibv_dealloc_pd(3)).
+ * @return 0, or a positive errno: EINVAL NULL pd; EBUSY MRs, QPs, SRQs,
+ *         AHs or parent domains still use it.
  */
 PV_EXPORT int pv_dealloc_pd(struct pv_pd *pd);
+
+/**
+ * Allocate a thread domain (ibv_alloc_td(3)): the application promises that
+ * the objects created in it (through a parent domain) are used by one thread
+ * at a time, so a driver may leave their locks out. On mlx5 a QP created in a
+ * parent domain with a thread domain takes no lock; on softroce the lock is
+ * the device engine's, shared with the background progress thread, so a
+ * thread domain changes nothing there: PV_PROGRESS_APP
+ * (pv_set_progress_mode()) is softroce's lock-free mode.
+ * @param init_attr  comp_mask must be 0.
+ * @return the TD; NULL with errno: EINVAL NULL argument or unknown comp_mask
+ *         bits, ENOMEM. Thread: any.
+ */
+PV_EXPORT struct pv_td *pv_alloc_td(struct pv_context *context,
+				    struct pv_td_init_attr *init_attr);
+
+/**
+ * Free a thread domain (ibv_dealloc_td(3)).
+ * @return 0, or a positive errno: EINVAL NULL; EBUSY a parent domain uses it.
+ */
+PV_EXPORT int pv_dealloc_td(struct pv_td *td);
+
+/**
+ * Allocate a parent domain (ibv_alloc_parent_domain(3)): a PD usable wherever
+ * @p attr->pd is (QPs, SRQs, MRs, AHs, with the same protection), carrying
+ * @p attr->td and the application's pd_context. Freed by pv_dealloc_pd().
+ * Custom allocators (PV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) are accepted and
+ * not called: pollverbs takes queue memory from DPDK, as if they returned
+ * PV_ALLOCATOR_USE_DEFAULT (doc/guides/prog_guide/verbs.rst).
+ * @return the parent domain; NULL with errno: EINVAL NULL argument, a PD of
+ *         another context, a parent domain as @p attr->pd, a TD of another
+ *         context, or unknown comp_mask bits; ENOMEM. Thread: any.
+ */
+PV_EXPORT struct pv_pd *pv_alloc_parent_domain(struct pv_context *context,
+					       struct pv_parent_domain_init_attr *attr);
 
 /**
  * Register a memory region (ibv_reg_mr(3)).

@@ -35,6 +35,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/queue.h>
 
 #include <rte_common.h>
@@ -147,6 +149,38 @@ void pv_driver_register(struct pv_driver *driver);
  *         name exists, -ENOSPC registry full (64 devices).
  */
 int pv_device_add(const struct pv_driver *driver, struct pv_device *device);
+
+/**
+ * The PD a driver's object belongs to: @p pd itself, or the PD that the
+ * parent domain @p pd extends. Drivers take their own PD struct from this,
+ * never from a parent domain (lib/verbs allocates those).
+ */
+static inline struct pv_pd *
+pv_pd_base(struct pv_pd *pd)
+{
+	return pd->pd_base != NULL ? pd->pd_base : pd;
+}
+
+/** The thread domain of parent domain @p pd, NULL for none or a plain PD. */
+static inline struct pv_td *
+pv_pd_td(const struct pv_pd *pd)
+{
+	return pd->td;
+}
+
+/**
+ * The progress mode a device starts in when its devargs do not say:
+ * PV_PROGRESS_APP when the environment variable PV_SINGLE_THREADED is "1"
+ * (rdma-core's MLX5_SINGLE_THREADED plays the same role), else
+ * PV_PROGRESS_THREAD_SAFE. Thread: any.
+ */
+static inline enum pv_progress_mode
+pv_progress_mode_default(void)
+{
+	const char *v = getenv("PV_SINGLE_THREADED");
+
+	return v != NULL && strcmp(v, "1") == 0 ? PV_PROGRESS_APP : PV_PROGRESS_THREAD_SAFE;
+}
 
 /** The ops (with stubs filled in) of the driver that owns @p device. */
 static inline const struct pv_driver_ops *

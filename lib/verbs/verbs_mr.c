@@ -30,8 +30,101 @@ pv_alloc_pd(struct pv_context *context)
 	pd->context = context;
 	pd->handle = verbs_handle_next(context);
 	pd->usecnt = 0;
+	pd->pd_base = NULL;
+	pd->td = NULL;
 	verbs_ref_get(&context->usecnt);
 	return pd;
+}
+
+struct pv_td *
+pv_alloc_td(struct pv_context *context, struct pv_td_init_attr *init_attr)
+{
+	struct pv_td *td;
+
+	if (context == NULL || init_attr == NULL)
+		return verbs_err_ptr(EINVAL);
+	if (init_attr->comp_mask != 0) {
+		VERBS_LOG(ERR, "td: unknown comp_mask 0x%x", init_attr->comp_mask);
+		return verbs_err_ptr(EINVAL);
+	}
+	td = calloc(1, sizeof(*td));
+	if (td == NULL)
+		return verbs_err_ptr(ENOMEM);
+	td->context = context;
+	verbs_ref_get(&context->usecnt);
+	return td;
+}
+
+int
+pv_dealloc_td(struct pv_td *td)
+{
+	if (td == NULL)
+		return EINVAL;
+	if (verbs_ref_read(&td->usecnt) != 0) {
+		VERBS_LOG(ERR, "td: %u parent domains still use it", verbs_ref_read(&td->usecnt));
+		return EBUSY;
+	}
+	verbs_ref_put(&td->context->usecnt);
+	free(td);
+	return 0;
+}
+
+#define VERBS_PD_ATTR_KNOWN (PV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+			     PV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
+/* A parent domain: the public PD, and what ibv_alloc_parent_domain(3) keeps. */
+struct verbs_parent_domain {
+	struct pv_pd pub;		/* first: what the application holds */
+	void *pd_context;
+};
+
+struct pv_pd *
+pv_alloc_parent_domain(struct pv_context *context, struct pv_parent_domain_init_attr *attr)
+{
+	struct verbs_parent_domain *pd;
+
+	if (context == NULL || attr == NULL || attr->pd == NULL)
+		return verbs_err_ptr(EINVAL);
+	if (attr->pd->context != context || attr->pd->pd_base != NULL ||
+	    (attr->td != NULL && attr->td->context != context)) {
+		VERBS_LOG(ERR, "parent domain: the PD (a plain one) and TD must be of the context");
+		return verbs_err_ptr(EINVAL);
+	}
+	if (attr->comp_mask & ~(uint32_t)VERBS_PD_ATTR_KNOWN) {
+		VERBS_LOG(ERR, "parent domain: unknown comp_mask 0x%x", attr->comp_mask);
+		return verbs_err_ptr(EINVAL);
+	}
+	if ((attr->comp_mask & PV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	    (attr->alloc == NULL || attr->free == NULL))
+		return verbs_err_ptr(EINVAL);
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL)
+		return verbs_err_ptr(ENOMEM);
+	pd->pub.context = context;
+	pd->pub.handle = verbs_handle_next(context);
+	pd->pub.pd_base = attr->pd;
+	pd->pub.td = attr->td;
+	if (attr->comp_mask & PV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	verbs_ref_get(&attr->pd->usecnt);
+	if (attr->td != NULL)
+		verbs_ref_get(&attr->td->usecnt);
+	verbs_ref_get(&context->usecnt);
+	return &pd->pub;
+}
+
+/* pv_dealloc_pd() of a parent domain (usecnt already checked) */
+static int
+verbs_parent_domain_free(struct pv_pd *pd)
+{
+	struct pv_context *ctx = pd->context;
+
+	verbs_ref_put(&pd->pd_base->usecnt);
+	if (pd->td != NULL)
+		verbs_ref_put(&pd->td->usecnt);
+	free(container_of(pd, struct verbs_parent_domain, pub));
+	verbs_ref_put(&ctx->usecnt);
+	return 0;
 }
 
 int
@@ -47,6 +140,8 @@ pv_dealloc_pd(struct pv_pd *pd)
 			  verbs_ref_read(&pd->usecnt));
 		return EBUSY;
 	}
+	if (pd->pd_base != NULL)
+		return verbs_parent_domain_free(pd);
 	ctx = pd->context;
 	ret = verbs_ops(ctx)->dealloc_pd(pd);
 	if (ret == 0)
