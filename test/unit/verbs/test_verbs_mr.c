@@ -51,6 +51,68 @@ test_pd(void)
 	CU_ASSERT_EQUAL(ut_ctx->usecnt, before);
 }
 
+/* ibv_alloc_td(3), ibv_alloc_parent_domain(3): errors, references, use as a PD */
+static void
+test_td_parent_domain(void)
+{
+	struct pv_td_init_attr tda = { .comp_mask = 0 };
+	struct pv_parent_domain_init_attr pa;
+	uint32_t before = ut_ctx->usecnt;
+	struct pv_pd *pdom, *pdom2;
+	struct pv_td *td;
+	struct pv_mr *mr;
+	char buf[64];
+
+	UT_ASSERT_NULL_ERRNO(pv_alloc_td(NULL, &tda), EINVAL);
+	UT_ASSERT_NULL_ERRNO(pv_alloc_td(ut_ctx, NULL), EINVAL);
+	tda.comp_mask = 1;
+	UT_ASSERT_NULL_ERRNO(pv_alloc_td(ut_ctx, &tda), EINVAL);
+	tda.comp_mask = 0;
+	td = pv_alloc_td(ut_ctx, &tda);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+	CU_ASSERT_PTR_EQUAL(td->context, ut_ctx);
+	CU_ASSERT_EQUAL(pv_dealloc_td(NULL), EINVAL);
+
+	memset(&pa, 0, sizeof(pa));
+	UT_ASSERT_NULL_ERRNO(pv_alloc_parent_domain(ut_ctx, NULL), EINVAL);
+	UT_ASSERT_NULL_ERRNO(pv_alloc_parent_domain(ut_ctx, &pa), EINVAL);	/* no pd */
+	pa.pd = ut_pd;
+	pa.td = td;
+	pa.comp_mask = 1u << 7;
+	UT_ASSERT_NULL_ERRNO(pv_alloc_parent_domain(ut_ctx, &pa), EINVAL);
+	pa.comp_mask = PV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;	/* without functions */
+	UT_ASSERT_NULL_ERRNO(pv_alloc_parent_domain(ut_ctx, &pa), EINVAL);
+	pa.comp_mask = PV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.pd_context = buf;
+	pdom = pv_alloc_parent_domain(ut_ctx, &pa);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pdom);
+	CU_ASSERT_PTR_EQUAL(pdom->context, ut_ctx);
+	CU_ASSERT_PTR_EQUAL(pv_pd_base(pdom), ut_pd);
+	CU_ASSERT_PTR_EQUAL(pv_pd_td(pdom), td);
+	CU_ASSERT_PTR_EQUAL(pv_pd_base(ut_pd), ut_pd);
+	/* a parent domain of a parent domain is refused */
+	pa.pd = pdom;
+	UT_ASSERT_NULL_ERRNO(pv_alloc_parent_domain(ut_ctx, &pa), EINVAL);
+	pa.pd = ut_pd;
+	pa.td = NULL;
+	pdom2 = pv_alloc_parent_domain(ut_ctx, &pa);	/* no TD: allowed */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pdom2);
+	CU_ASSERT_PTR_NULL(pv_pd_td(pdom2));
+	/* in use: the PD by its parent domains, the TD by one of them */
+	CU_ASSERT_EQUAL(pv_dealloc_pd(ut_pd), EBUSY);
+	CU_ASSERT_EQUAL(pv_dealloc_td(td), EBUSY);
+	/* usable as a PD: an MR registered through it holds it */
+	mr = pv_reg_mr(pdom, buf, sizeof(buf), PV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+	CU_ASSERT_PTR_EQUAL(mr->pd, pdom);
+	CU_ASSERT_EQUAL(pv_dealloc_pd(pdom), EBUSY);
+	CU_ASSERT_EQUAL(pv_dereg_mr(mr), 0);
+	CU_ASSERT_EQUAL(pv_dealloc_pd(pdom), 0);
+	CU_ASSERT_EQUAL(pv_dealloc_pd(pdom2), 0);
+	CU_ASSERT_EQUAL(pv_dealloc_td(td), 0);
+	CU_ASSERT_EQUAL(ut_ctx->usecnt, before);
+}
+
 static void
 test_reg_mr_args(void)
 {
@@ -335,6 +397,7 @@ test_ut_buf_canaries(void)
 
 static const struct ut_case ut_verbs_mr_cases[] = {
 	{ "alloc/dealloc pd", test_pd },
+	{ "thread and parent domains", test_td_parent_domain },
 	{ "reg_mr arguments", test_reg_mr_args },
 	{ "reg_mr access matrix", test_reg_mr_access_matrix },
 	{ "reg_mr on demand", test_reg_mr_on_demand },
