@@ -848,7 +848,9 @@ PV_EXPORT int pv_query_pkey(struct pv_context *context, uint8_t port_num, int in
  * Get the next asynchronous event (ibv_get_async_event(3)). Blocks until one
  * is queued unless context->async_fd was made non-blocking with fcntl(),
  * in which case it returns -1 with errno EAGAIN when the queue is empty.
- * Events are queued by the control-plane thread and by drivers.
+ * Events are queued by the control-plane thread and by drivers. Never waits
+ * on work only the caller could do: in PV_PROGRESS_APP mode a blocking call
+ * runs the device's progress while it waits (QP errors come from it).
  * @return 0, or -1 with errno set.
  * Thread: any; each event must be acknowledged with pv_ack_async_event().
  */
@@ -1013,10 +1015,10 @@ PV_EXPORT int pv_destroy_cq(struct pv_cq *cq);
 /**
  * Wait for the next completion event on a channel (ibv_get_cq_event(3)).
  * Blocks unless channel->fd is non-blocking (then -1/EAGAIN when none).
- * On a poll-mode driver the CQ's owner thread must keep making progress
- * (pv_poll_cq() or pv_progress()) for events to be raised; softroce raises
- * them from its progress loop, so a single-threaded caller uses the
- * non-blocking form plus pv_progress().
+ * Never waits on work only the caller could do: in the default thread-safe
+ * mode the device's background progress raises the event; in
+ * PV_PROGRESS_APP mode a blocking call runs the device's progress itself
+ * until the event comes (the application's one thread is in here).
  * @return 0 with *cq_p and *cq_context_p set, or -1 with errno: EINVAL NULL
  *         argument, EAGAIN non-blocking fd and no event, or read()'s errno.
  */

@@ -15,12 +15,15 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/queue.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
@@ -153,6 +156,25 @@ pv_async_event_post(struct pv_context *context, const struct pv_async_event *eve
 	return 0;
 }
 
+/* idle app-mode progress between two looks at the event fd */
+#define VERBS_EVENT_IDLE_US 20
+
+void
+pv_verbs_event_wait(struct pv_context *ctx, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int fl;
+
+	if (verbs_ops(ctx)->get_progress_mode(ctx) != PV_PROGRESS_APP)
+		return;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_NONBLOCK))
+		return;
+	while (poll(&pfd, 1, 0) == 0)
+		if (verbs_ops(ctx)->progress(ctx) <= 0)
+			rte_delay_us_sleep(VERBS_EVENT_IDLE_US);
+}
+
 int
 pv_get_async_event(struct pv_context *context, struct pv_async_event *event)
 {
@@ -164,6 +186,7 @@ pv_get_async_event(struct pv_context *context, struct pv_async_event *event)
 		return -1;
 	}
 	/* blocks, or EAGAIN when the application set O_NONBLOCK on async_fd */
+	pv_verbs_event_wait(context, context->async_fd);
 	n = read(context->async_fd, &token, sizeof(token));
 	if (n != sizeof(token)) {
 		if (n >= 0)

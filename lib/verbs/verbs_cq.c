@@ -211,7 +211,9 @@ pv_get_cq_event(struct pv_comp_channel *channel, struct pv_cq **cq_p, void **cq_
 	}
 	ch = verbs_channel(channel);
 	for (;;) {
-		/* blocks, or EAGAIN when the application set O_NONBLOCK on fd */
+		/* blocks, or EAGAIN when the application set O_NONBLOCK on fd;
+		 * in app mode this thread progresses the device meanwhile */
+		pv_verbs_event_wait(channel->context, channel->fd);
 		n = read(channel->fd, &token, sizeof(token));
 		if (n != sizeof(token)) {
 			if (n >= 0)

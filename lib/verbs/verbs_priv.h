@@ -126,6 +126,16 @@ void pv_verbs_async_open(struct pv_context *ctx);
  */
 void pv_verbs_async_close(struct pv_context *ctx);
 
+/**
+ * Before a blocking read() of an event fd of @p ctx (a completion channel's,
+ * async_fd): in PV_PROGRESS_APP mode nobody but the caller progresses the
+ * device, so wait here until @p fd is readable while running the device's
+ * progress (sleeping a little when it is idle); return at once in
+ * thread-safe mode (the background progresses) or when @p fd is
+ * non-blocking (the caller's read() then says EAGAIN itself).
+ */
+void pv_verbs_event_wait(struct pv_context *ctx, int fd);
+
 /** Remove queued completion events of @p cq from its channel (CQ destroy). */
 void pv_verbs_cq_events_purge(struct pv_cq *cq);
 

@@ -19,11 +19,14 @@
  *                      everything another thread sends.
  *   arp_dead           an RC QP towards an address nobody answers: RTR
  *                      returns at once, the SEND ends in RETRY_EXC_ERR.
+ *   app_mode_event     PV_PROGRESS_APP chosen before objects exist; a
+ *                      blocking pv_get_cq_event() progresses the device.
  *
  * Also built with -fsanitize=thread (suite 'threads', make test's TSan pass).
  */
 
 #include <poll.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,12 +423,78 @@ test_arp_dead(void)
 	pv_destroy_cq(cq);
 }
 
+/*
+ * PV_PROGRESS_APP: the mode is chosen before objects exist (EBUSY after),
+ * and a blocking pv_get_cq_event() progresses the device itself: nobody
+ * else does in this mode.
+ */
+static void
+test_app_mode_event(void)
+{
+	struct pv_comp_channel *ch;
+	struct pv_cq *cqs[2], *ev_cq;
+	struct ut_pair p;
+	struct pv_mr *mr[2];
+	struct pv_wc wc;
+	uint8_t src[MSG], dst[MSG];
+	void *ev_ctx;
+	int i;
+
+	cqs[0] = pv_create_cq(ctx[0], 16, NULL, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cqs[0]);
+	CU_ASSERT_EQUAL(pv_set_progress_mode(ctx[0], PV_PROGRESS_APP), EBUSY);
+	CU_ASSERT_EQUAL(pv_destroy_cq(cqs[0]), 0);
+	CU_ASSERT_EQUAL(pv_set_progress_mode(ctx[0], (enum pv_progress_mode)7), EINVAL);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(pv_set_progress_mode(ctx[i], PV_PROGRESS_APP), 0);
+		CU_ASSERT_EQUAL(pv_get_progress_mode(ctx[i]), PV_PROGRESS_APP);
+	}
+	ch = pv_create_comp_channel(ctx[1]);
+	cqs[0] = pv_create_cq(ctx[0], 16, NULL, NULL, 0);
+	cqs[1] = pv_create_cq(ctx[1], 16, NULL, ch, 0);
+	CU_ASSERT_FATAL(ch != NULL && cqs[0] != NULL && cqs[1] != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_rtr(&p, pd, cqs, 16, &ut_qp_defaults, &ut_qp_defaults,
+					  0x100, 0x200, PV_MTU_1024), 0);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_rts(&p, &ut_qp_defaults, &ut_qp_defaults), 0);
+	mr[0] = pv_reg_mr(pd[0], src, sizeof(src), PV_ACCESS_LOCAL_WRITE);
+	mr[1] = pv_reg_mr(pd[1], dst, sizeof(dst), PV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_FATAL(mr[0] != NULL && mr[1] != NULL);
+	for (i = 0; i < MSG; i++)
+		src[i] = pattern(99, (uint32_t)i);
+	memset(dst, 0, sizeof(dst));
+	CU_ASSERT_EQUAL(ut_post_recv1(p.qb, 1, dst, sizeof(dst), mr[1]->lkey), 0);
+	CU_ASSERT_EQUAL(pv_req_notify_cq(cqs[1], 0), 0);
+	CU_ASSERT_EQUAL(ut_post_send1(p.qa, PV_WR_SEND, 2, src, sizeof(src), mr[0]->lkey, 0, 0,
+				      0), 0);
+	/* blocks in this thread, which is the only one progressing B */
+	alarm(30);
+	CU_ASSERT_EQUAL(pv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	alarm(0);
+	CU_ASSERT_PTR_EQUAL(ev_cq, cqs[1]);
+	pv_ack_cq_events(cqs[1], 1);
+	CU_ASSERT_EQUAL(pv_poll_cq(cqs[1], 1, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(src, dst, MSG), 0);
+	CU_ASSERT(ut_wait_wc(cqs[0], &wc, 5000));	/* A's own progress: its poll */
+	CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
+	pv_destroy_qp(p.qa);
+	pv_destroy_qp(p.qb);
+	pv_dereg_mr(mr[0]);
+	pv_dereg_mr(mr[1]);
+	pv_destroy_cq(cqs[0]);
+	pv_destroy_cq(cqs[1]);
+	pv_destroy_comp_channel(ch);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(pv_set_progress_mode(ctx[i], PV_PROGRESS_THREAD_SAFE), 0);
+}
+
 static const struct ut_case threads_cases[] = {
 	{ "any_order", test_any_order, NULL },
 	{ "one_qp_two_threads", test_one_qp_two_threads, NULL },
 	{ "one_cq_two_threads", test_one_cq_two_threads, NULL },
 	{ "event_thread", test_event_thread, NULL },
 	{ "arp_dead", test_arp_dead, NULL },
+	{ "app_mode_event", test_app_mode_event, NULL },
 	{ NULL, NULL, NULL },
 };
 
