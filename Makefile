@@ -3,10 +3,11 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 CLANG_BUILD ?= build-clang
+TSAN_BUILD ?= build-tsan
 # STYLE.md section 11: gcc and clang, warning_level=2, werror
 MESON_OPTS ?= -Dwerror=true
 
-.PHONY: all deps build build-asan build-clang demo test test-unit test-asan test-valgrind \
+.PHONY: all deps build build-asan build-clang build-tsan demo test test-unit test-asan test-valgrind \
 	interop bench-mlx5 bench-chaos bench-modes fuzz install clean
 
 all: build
@@ -27,6 +28,16 @@ $(ASAN_BUILD)/build.ninja:
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 
+# ThreadSanitizer: only the threading tests (meson suite 'threads') are built
+# and run there. -Wno-tsan: DPDK's headers use fences TSan does not model.
+$(TSAN_BUILD)/build.ninja:
+	meson setup $(TSAN_BUILD) -Db_sanitize=thread -Db_lundef=false \
+		--buildtype=debug -Dc_args=-Wno-tsan $(MESON_OPTS)
+
+build-tsan: deps $(TSAN_BUILD)/build.ninja
+	ninja -C $(TSAN_BUILD) $$(meson test -C $(TSAN_BUILD) --suite threads --list \
+		2>/dev/null | sed -n 's|.* / integration-\(.*\)|test/integration/test_\1|p')
+
 $(CLANG_BUILD)/build.ninja:
 	CC=clang meson setup $(CLANG_BUILD) $(MESON_OPTS)
 
@@ -41,8 +52,9 @@ demo: build
 # the whole test suite: release build, then the ASan+UBSan build, same suites,
 # then the unit suites of the release build under valgrind memcheck, then
 # the fuzz targets of the clang build for a few seconds each
-test: build build-asan build-clang
-	usertools/pv-test.sh --valgrind $(BUILD) --fuzz $(CLANG_BUILD) $(BUILD) $(ASAN_BUILD)
+test: build build-asan build-clang build-tsan
+	usertools/pv-test.sh --valgrind $(BUILD) --fuzz $(CLANG_BUILD) --tsan $(TSAN_BUILD) \
+		$(BUILD) $(ASAN_BUILD)
 
 # the unit suites alone under valgrind memcheck (see test/meson.build)
 test-valgrind: build

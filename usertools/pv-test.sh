@@ -6,7 +6,9 @@
 # (CUnit run summaries and valgrind error summaries included), then one
 # closing line counting every pass.
 # With --fuzz DIR, the fuzz suite of DIR (test/fuzz, a clang build).
-# Usage: pv-test.sh [--valgrind BUILD] [--fuzz BUILD] BUILD...
+# With --tsan DIR, the threading tests (suite 'threads') of DIR, a
+# -fsanitize=thread build: a data race report fails them (TSAN_OPTIONS).
+# Usage: pv-test.sh [--valgrind BUILD] [--fuzz BUILD] [--tsan BUILD] BUILD...
 set -uo pipefail
 pass=0 fail=0 skip=0 rc=0
 
@@ -40,6 +42,11 @@ if [ "${1:-}" = "--fuzz" ]; then
 	fuzz_build=${2:?--fuzz needs a build directory}
 	shift 2
 fi
+tsan_build=
+if [ "${1:-}" = "--tsan" ]; then
+	tsan_build=${2:?--tsan needs a build directory}
+	shift 2
+fi
 
 for b in "$@"; do
 	run_pass "meson test in $b" -C "$b" --suite unit --suite integration
@@ -66,6 +73,13 @@ if [ -n "$fuzz_build" ]; then
 		echo "pv-test: no fuzz targets in $fuzz_build (not clang with libFuzzer:" \
 			"see test/fuzz in its meson log)"
 	fi
+fi
+
+# the threading tests under ThreadSanitizer (built by make build-tsan alone)
+if [ -n "$tsan_build" ]; then
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
+		run_pass "threading tests in $tsan_build (ThreadSanitizer)" -C "$tsan_build" \
+		--no-rebuild --suite threads
 fi
 
 [ "$fail" -eq 0 ] || rc=1

@@ -342,9 +342,9 @@ mlx5_poll_cq_64_mt(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
 	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
 	int n;
 
-	rte_spinlock_lock(&cq->lock);
+	pv_rtc_spin_lock(&cq->lock);
 	n = mlx5_poll_cq_64(ibcq, num_entries, wc);
-	rte_spinlock_unlock(&cq->lock);
+	pv_rtc_spin_unlock(&cq->lock);
 	return n;
 }
 
@@ -354,9 +354,9 @@ mlx5_poll_cq_128_mt(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
 	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
 	int n;
 
-	rte_spinlock_lock(&cq->lock);
+	pv_rtc_spin_lock(&cq->lock);
 	n = mlx5_poll_cq_128(ibcq, num_entries, wc);
-	rte_spinlock_unlock(&cq->lock);
+	pv_rtc_spin_unlock(&cq->lock);
 	return n;
 }
 
@@ -366,9 +366,9 @@ mlx5_req_notify_cq_mt(struct pv_cq *ibcq, int solicited_only)
 	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
 	int ret;
 
-	rte_spinlock_lock(&cq->lock);
+	pv_rtc_spin_lock(&cq->lock);
 	ret = mlx5_req_notify_cq(ibcq, solicited_only);
-	rte_spinlock_unlock(&cq->lock);
+	pv_rtc_spin_unlock(&cq->lock);
 	return ret;
 }
 

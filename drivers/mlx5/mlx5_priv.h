@@ -28,6 +28,7 @@
 #include "pv_autoconf.h"
 
 #include "pv_rtc.h"
+#include "pv_rtc_internal.h"
 #include "pv_verbs_driver.h"
 
 extern int pv_mlx5_logtype;

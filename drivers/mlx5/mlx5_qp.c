@@ -548,9 +548,9 @@ name##_mt(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 { \
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp); \
 	int ret; \
-	rte_spinlock_lock(&qp->sq_lock); \
+	pv_rtc_spin_lock(&qp->sq_lock); \
 	ret = name(ibqp, wr, bad_wr); \
-	rte_spinlock_unlock(&qp->sq_lock); \
+	pv_rtc_spin_unlock(&qp->sq_lock); \
 	return ret; \
 }
 MLX5_POST_SEND_MT(mlx5_post_send_bf)
@@ -564,9 +564,9 @@ mlx5_post_recv_mt(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr *
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
 	int ret;
 
-	rte_spinlock_lock(&qp->rq_lock);
+	pv_rtc_spin_lock(&qp->rq_lock);
 	ret = mlx5_post_recv(ibqp, wr, bad_wr);
-	rte_spinlock_unlock(&qp->rq_lock);
+	pv_rtc_spin_unlock(&qp->rq_lock);
 	return ret;
 }
 int

@@ -122,9 +122,9 @@ mlx5_post_srq_recv_mt(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_rec
 	struct pv_mlx5_srq *srq = pv_mlx5_srq(ibsrq);
 	int ret;
 
-	rte_spinlock_lock(&srq->lock);
+	pv_rtc_spin_lock(&srq->lock);
 	ret = mlx5_post_srq_recv(ibsrq, wr, bad_wr);
-	rte_spinlock_unlock(&srq->lock);
+	pv_rtc_spin_unlock(&srq->lock);
 	return ret;
 }
 int

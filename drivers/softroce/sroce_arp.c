@@ -67,7 +67,7 @@ sroce_arp_send(struct sroce_dev *dev, uint16_t op, const struct rte_ether_addr *
 
 	if (sroce_tx_space(dev) == 0)
 		return -ENOBUFS;
-	m = rte_pktmbuf_alloc(dev->mp);
+	m = sroce_mbuf_alloc(dev->mp);
 	if (m == NULL)
 		return -ENOBUFS;
 	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
@@ -198,7 +198,7 @@ sroce_neigh_confirm(struct sroce_dev *dev, struct sroce_neigh *n,
 		struct rte_mbuf *m = n->q[i];
 
 		if (sroce_tx_space(dev) == 0) {
-			rte_pktmbuf_free(m);
+			sroce_mbuf_free(m);
 			dev->stats.neigh_drops++;
 			continue;
 		}
@@ -213,7 +213,7 @@ sroce_neigh_flush_queue(struct sroce_dev *dev, struct sroce_neigh *n)
 {
 	if (n->nq == 0)
 		return;
-	rte_pktmbuf_free_bulk(n->q, n->nq);
+	sroce_mbuf_free_bulk(n->q, n->nq);
 	dev->stats.neigh_drops += n->nq;
 	n->nq = 0;
 }
@@ -295,7 +295,7 @@ pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m)
 	if (n == NULL)
 		n = sroce_neigh_new(dev, ip);
 	if (n == NULL) {
-		rte_pktmbuf_free(m);
+		sroce_mbuf_free(m);
 		dev->stats.neigh_drops++;
 		return;
 	}
@@ -309,7 +309,7 @@ pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m)
 		sroce_neigh_resolve(dev, n, rte_rdtsc());
 	if (n->nq == SROCE_NEIGH_QLEN) {
 		/* the kernel drops the oldest (__neigh_event_send) */
-		rte_pktmbuf_free(n->q[0]);
+		sroce_mbuf_free(n->q[0]);
 		memmove(&n->q[0], &n->q[1], (SROCE_NEIGH_QLEN - 1) * sizeof(n->q[0]));
 		n->nq--;
 		dev->stats.neigh_drops++;

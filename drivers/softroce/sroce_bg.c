@@ -118,7 +118,7 @@ sroce_bg_run(void *arg)
 		dev->bg.sleep_us = SROCE_BG_HANDOFF_US;
 		return -EAGAIN;
 	}
-	if (!rte_spinlock_trylock(&dev->lock)) {
+	if (!pv_rtc_spin_trylock(&dev->lock)) {
 		dev->bg.sleep_us = SROCE_BG_BUSY_US;
 		return -EAGAIN;
 	}
@@ -132,7 +132,7 @@ sroce_bg_run(void *arg)
 	} else {
 		dev->bg.sleep_us = sroce_bg_idle(dev);
 	}
-	rte_spinlock_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&dev->lock);
 	return dev->bg.sleep_us == 0 ? 0 : -EAGAIN;
 }
 

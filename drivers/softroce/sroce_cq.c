@@ -52,10 +52,10 @@ sroce_cq_poll_mt(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
 	struct sroce_dev *dev = sroce_cq(ibcq)->dev;
 	int n;
 
-	rte_spinlock_lock(&dev->lock);
+	pv_rtc_spin_lock(&dev->lock);
 	sroce_app_progressed(dev);
 	n = sroce_cq_poll(ibcq, num_entries, wc);
-	rte_spinlock_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&dev->lock);
 	return n;
 }
 
@@ -65,9 +65,9 @@ sroce_cq_req_notify_mt(struct pv_cq *ibcq, int solicited_only)
 	struct sroce_dev *dev = sroce_cq(ibcq)->dev;
 	int ret;
 
-	rte_spinlock_lock(&dev->lock);
+	pv_rtc_spin_lock(&dev->lock);
 	ret = sroce_cq_req_notify(ibcq, solicited_only);
-	rte_spinlock_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&dev->lock);
 	return ret;
 }
 

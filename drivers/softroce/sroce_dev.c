@@ -319,15 +319,15 @@ sroce_pcap_clock_prime(struct sroce_dev *dev)
 {
 	struct rte_mbuf *m, *c;
 
-	m = rte_pktmbuf_alloc(dev->pcap_mp);
+	m = sroce_mbuf_alloc(dev->pcap_mp);
 	if (m == NULL)
 		return;
 	memset(rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN), 0, RTE_ETHER_HDR_LEN);
 	c = rte_pcapng_copy(dev->port_id, 0, m, dev->pcap_mp, UINT32_MAX,
 			    rte_get_tsc_cycles() + rte_get_tsc_hz() / 4,
 			    RTE_PCAPNG_DIRECTION_UNKNOWN);
-	rte_pktmbuf_free(c);
-	rte_pktmbuf_free(m);
+	sroce_mbuf_free(c);
+	sroce_mbuf_free(m);
 }
 
 /* pcap=FILE: a pcapng file written through librte_pcapng */
@@ -504,7 +504,7 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 	pv_sroce_fault_free(dev);
 	pv_sroce_neigh_fini(dev);
 	while (dev->tx_head != dev->tx_tail) {
-		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
+		sroce_mbuf_free(dev->tx_ring[dev->tx_head]);
 		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
 	}
 	if (dev->port_started) {

@@ -249,7 +249,7 @@ sroce_frame_open(struct sroce_qp *qp, const struct sroce_ah *ah, uint32_t dqpn, 
 	struct sroce_bth *bth;
 	uint8_t *p, *ip;
 
-	m = rte_pktmbuf_alloc(dev->mp);
+	m = sroce_mbuf_alloc(dev->mp);
 	if (unlikely(m == NULL))
 		return sroce_frame_nombuf(dev);
 	p = rte_pktmbuf_mtod(m, uint8_t *);

@@ -44,7 +44,7 @@ pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, uint16_
 			continue;
 		ret = rte_pcapng_write_packets(dev->pcapng, copy, k);
 		/* DPDK 22.11 does not free the copies (its header says it does) */
-		rte_pktmbuf_free_bulk(copy, k);
+		sroce_mbuf_free_bulk(copy, k);
 		if (unlikely(ret < 0)) {
 			SROCE_DP_LOG(WARNING, "%s: pcapng write failed, capture stopped",
 				     dev->ibdev.name);
@@ -114,7 +114,7 @@ pv_sroce_fault_free(struct sroce_dev *dev)
 
 	for (d = 0; d < 2; d++) {
 		for (i = 0; i < dev->fault_q[d].n; i++)
-			rte_pktmbuf_free(dev->fault_q[d].held[i].m);
+			sroce_mbuf_free(dev->fault_q[d].held[i].m);
 		dev->fault_q[d].n = 0;
 	}
 }
@@ -195,7 +195,7 @@ sroce_fault_apply(struct sroce_dev *dev, int d, struct rte_mbuf *m, uint64_t now
 			dev->stats.tx_drop_fault++;
 		else
 			dev->stats.rx_drop_fault++;
-		rte_pktmbuf_free(m);
+		sroce_mbuf_free(m);
 		return 1;
 	}
 	if (sroce_fault_chance(q, f->corrupt_ppm)) {
@@ -215,7 +215,7 @@ sroce_fault_apply(struct sroce_dev *dev, int d, struct rte_mbuf *m, uint64_t now
 				else
 					dev->stats.rx_fault_dup++;
 			} else {
-				rte_pktmbuf_free(c);
+				sroce_mbuf_free(c);
 			}
 		}
 	}
@@ -297,7 +297,7 @@ sroce_tx_hook(struct sroce_dev *dev)
 
 		if (faulty && sroce_tx_fault_drop(dev, m)) {
 			dev->stats.tx_drop_fault++;
-			rte_pktmbuf_free(m);
+			sroce_mbuf_free(m);
 			continue;
 		}
 		if (q->on && sroce_fault_apply(dev, SROCE_FAULT_TX, m, now))
@@ -351,6 +351,10 @@ pv_sroce_tx_flush(struct sroce_dev *dev)
 		uint16_t end = dev->tx_tail > dev->tx_head ? dev->tx_tail : SROCE_TX_RING;
 		uint16_t n = end - dev->tx_head, sent;
 
+#ifdef __SANITIZE_THREAD__
+		for (sent = 0; sent < n; sent++)
+			sroce_mbuf_tsan_give(dev->tx_ring[dev->tx_head + sent]);
+#endif
 		sent = rte_eth_tx_burst(dev->port_id, 0, &dev->tx_ring[dev->tx_head], n);
 		dev->stats.tx_pkts += sent;
 		dev->tx_head = (dev->tx_head + sent) & (SROCE_TX_RING - 1);
@@ -476,7 +480,7 @@ sroce_rx_held(struct sroce_dev *dev)
 	for (i = 0; i < n; i++)
 		sroce_rx_one(dev, rel[i]);
 	if (n > 0)
-		rte_pktmbuf_free_bulk(rel, n);
+		sroce_mbuf_free_bulk(rel, n);
 	return n;
 }
 
@@ -497,6 +501,10 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 	else
 		work = 0;
 	n = rte_eth_rx_burst(dev->port_id, 0, pkts, SROCE_RX_BURST);
+#ifdef __SANITIZE_THREAD__
+	for (i = 0; i < n; i++)
+		sroce_mbuf_tsan_take(pkts[i]);
+#endif
 	work += n;
 	if (unlikely(dev->pcapng != NULL) && n > 0)
 		pv_sroce_pcap_burst(dev, pkts, n, RTE_PCAPNG_DIRECTION_IN);
@@ -509,7 +517,7 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 			sroce_rx_one(dev, pkts[i]);
 	}
 	if (n > 0)
-		rte_pktmbuf_free_bulk(pkts, n);	/* skips the NULLs of held frames */
+		sroce_mbuf_free_bulk(pkts, n);	/* skips the NULLs of held frames */
 	now = rte_rdtsc();
 	if (unlikely(now >= dev->neigh_next_tsc))
 		work += pv_sroce_neigh_timers(dev, now);
@@ -548,9 +556,9 @@ pv_sroce_progress(struct pv_context *context)
 		sroce_owner_check(dev);
 		return pv_sroce_dev_progress(dev);
 	}
-	rte_spinlock_lock(&dev->lock);
+	pv_rtc_spin_lock(&dev->lock);
 	sroce_app_progressed(dev);
 	work = pv_sroce_dev_progress(dev);
-	rte_spinlock_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&dev->lock);
 	return work;
 }

@@ -219,9 +219,9 @@ sroce_post_send_##name##_mt(struct pv_qp *ibqp, struct pv_send_wr *wr, \
 { \
 	struct sroce_dev *dev = sroce_qp(ibqp)->dev; \
 	int ret; \
-	rte_spinlock_lock(&dev->lock); \
+	pv_rtc_spin_lock(&dev->lock); \
 	ret = sroce_post_send(ibqp, wr, bad_wr, qpf); \
-	rte_spinlock_unlock(&dev->lock); \
+	pv_rtc_spin_unlock(&dev->lock); \
 	pv_rtc_bg_kick(); \
 	return ret; \
 }
@@ -271,9 +271,9 @@ sroce_post_recv_mt(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr 
 	struct sroce_dev *dev = sroce_qp(ibqp)->dev;
 	int ret;
 
-	rte_spinlock_lock(&dev->lock);
+	pv_rtc_spin_lock(&dev->lock);
 	ret = sroce_post_recv(ibqp, wr, bad_wr);
-	rte_spinlock_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&dev->lock);
 	return ret;
 }
 

@@ -60,9 +60,9 @@ sroce_srq_post_recv_mt(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_re
 	struct sroce_dev *dev = sroce_srq(ibsrq)->dev;
 	int ret;
 
-	rte_spinlock_lock(&dev->lock);
+	pv_rtc_spin_lock(&dev->lock);
 	ret = sroce_srq_post_recv(ibsrq, wr, bad_wr);
-	rte_spinlock_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&dev->lock);
 	return ret;
 }
 

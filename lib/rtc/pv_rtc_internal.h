@@ -14,6 +14,48 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include <rte_spinlock.h>
+
+#ifdef __SANITIZE_THREAD__
+#include <sanitizer/tsan_interface.h>
+#endif
+
+/*
+ * rte_spinlock for the verbs' locks (drivers' per-device and per-queue
+ * locks), told to ThreadSanitizer: DPDK's x86 spinlock is inline assembly,
+ * which TSan does not see, so under -fsanitize=thread every access the lock
+ * orders would look like a race. Without TSan these are rte_spinlock_*.
+ */
+static inline void
+pv_rtc_spin_lock(rte_spinlock_t *l)
+{
+	rte_spinlock_lock(l);
+#ifdef __SANITIZE_THREAD__
+	__tsan_acquire(l);
+#endif
+}
+
+static inline int
+pv_rtc_spin_trylock(rte_spinlock_t *l)
+{
+	int got = rte_spinlock_trylock(l);
+
+#ifdef __SANITIZE_THREAD__
+	if (got)
+		__tsan_acquire(l);
+#endif
+	return got;
+}
+
+static inline void
+pv_rtc_spin_unlock(rte_spinlock_t *l)
+{
+#ifdef __SANITIZE_THREAD__
+	__tsan_release(l);
+#endif
+	rte_spinlock_unlock(l);
+}
+
 /** A function pv_cleanup() calls; see pv_rtc_cleanup_hook_add(). */
 typedef void (*pv_rtc_cleanup_fn)(void);
 
