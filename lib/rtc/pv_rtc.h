@@ -25,6 +25,22 @@
  * "EAL lcore" means a thread with an lcore id: the main lcore, a worker
  * lcore started by pv_rtc_lcore_launch(), or a thread registered with
  * rte_thread_register(). Guide: doc/guides/prog_guide/rtc.rst.
+ *
+ * Threads (what pv_verbs.h's thread rules refer to):
+ * - Verbs may be called from any thread, EAL lcore or not, in both progress
+ *   modes (pv_set_progress_mode()); in PV_PROGRESS_APP mode, one thread at
+ *   a time per device, as the application promised.
+ * - A thread that is not an EAL lcore (rte_lcore_id() == LCORE_ID_ANY) works
+ *   as is: mbufs then come from the mempools without a per-lcore cache (a
+ *   little slower). rte_thread_register() gives it an lcore id and caches;
+ *   call rte_thread_unregister() before it exits. It must not call
+ *   pv_rtc_poller_register(), pv_rtc_loop_run() or pv_rtc_loop_once(),
+ *   which need an lcore id.
+ * - pollverbs runs threads of its own besides the EAL's: "pv-ctrl", the
+ *   control-plane thread (link monitor, blocking tasks), and "pv-progress",
+ *   which runs the background progress of devices in the default thread-safe
+ *   mode on the cores of the process's lcores, sleeping when they are idle
+ *   (doc/guides/prog_guide/rtc.rst, "Progress thread").
  */
 
 #ifndef PV_LIB_RTC_PV_RTC_H
