@@ -9,6 +9,7 @@
  * like an application beside a NIC.
  */
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +114,118 @@ test_lcore_pingpong(void)
 	ut_mr_free(rb);
 }
 
+/*
+ * Thread safety, as rdma-core's mlx5 (the default mode): one thread posts
+ * WRITEs on a QP, two other threads poll its send CQ. Every WR completes
+ * once, in order per poller's view of the CQ, and every byte lands.
+ */
+#define MT_WRS	4000
+#define MT_SLOT	8
+
+struct mt_state {
+	struct ut_pair *p;
+	struct pv_mr *la, *rb;
+	uint32_t done;		/* completions polled, both pollers (atomic) */
+	uint32_t errors;
+	uint8_t seen[MT_WRS];
+};
+
+static void *
+mt_poster(void *arg)
+{
+	struct mt_state *s = arg;
+	uint64_t deadline = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	struct pv_send_wr wr, *bad;
+	struct pv_sge sge;
+	uint8_t src[MT_SLOT];
+	uint32_t i, k;
+
+	for (i = 0; i < MT_WRS && rte_get_tsc_cycles() < deadline;) {
+		if (i - __atomic_load_n(&s->done, __ATOMIC_ACQUIRE) >= 32)
+			continue;
+		for (k = 0; k < MT_SLOT; k++)
+			src[k] = (uint8_t)(i * 7 + k);
+		/* inline: the source buffer is free again once posted */
+		sge = (struct pv_sge){ (uintptr_t)src, MT_SLOT, s->la->lkey };
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.opcode = PV_WR_RDMA_WRITE;
+		wr.send_flags = PV_SEND_SIGNALED | PV_SEND_INLINE;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = (uintptr_t)s->rb->addr + (uint64_t)i * MT_SLOT;
+		wr.wr.rdma.rkey = s->rb->rkey;
+		if (pv_post_send(s->p->a, &wr, &bad) != 0) {
+			__atomic_fetch_add(&s->errors, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		i++;
+	}
+	return NULL;
+}
+
+static void *
+mt_poller(void *arg)
+{
+	struct mt_state *s = arg;
+	uint64_t deadline = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	struct pv_wc wc[4];
+	int n, i;
+
+	while (__atomic_load_n(&s->done, __ATOMIC_RELAXED) < MT_WRS &&
+	       rte_get_tsc_cycles() < deadline) {
+		n = pv_poll_cq(s->p->cq_a, 4, wc);
+		for (i = 0; i < n; i++)
+			if (wc[i].status != PV_WC_SUCCESS || wc[i].wr_id >= MT_WRS ||
+			    __atomic_exchange_n(&s->seen[wc[i].wr_id], 1, __ATOMIC_RELAXED))
+				__atomic_fetch_add(&s->errors, 1, __ATOMIC_RELAXED);
+		if (n > 0)
+			__atomic_fetch_add(&s->done, (uint32_t)n, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void
+test_threads_one_qp_one_cq(void)
+{
+	static const struct pv_qp_cap cap = {
+		.max_send_wr = 64, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1,
+		.max_inline_data = 64,
+	};
+	struct mt_state *s = calloc(1, sizeof(*s));
+	struct ut_pair p;
+	pthread_t th[3];
+	uint32_t i, k, bad = 0;
+	const uint8_t *d;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(pv_get_progress_mode(ut_ctx), PV_PROGRESS_THREAD_SAFE);
+	s->la = ut_mr(MT_SLOT);
+	s->rb = ut_mr((size_t)MT_WRS * MT_SLOT);
+	CU_ASSERT_FATAL(s->la != NULL && s->rb != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &cap, 256, 0, 0), 0);
+	s->p = &p;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th[0], NULL, mt_poster, s), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th[1], NULL, mt_poller, s), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th[2], NULL, mt_poller, s), 0);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	CU_ASSERT_EQUAL(s->done, MT_WRS);
+	CU_ASSERT_EQUAL(s->errors, 0);
+	d = s->rb->addr;
+	for (i = 0; i < MT_WRS; i++)
+		for (k = 0; k < MT_SLOT; k++)
+			bad += d[i * MT_SLOT + k] != (uint8_t)(i * 7 + k);
+	CU_ASSERT_EQUAL(bad, 0);
+	ut_pair_destroy(&p);
+	ut_mr_free(s->la);
+	ut_mr_free(s->rb);
+	free(s);
+}
+
 static const struct ut_case ut_mlx5_lcore_cases[] = {
 	{ "model on lcore 1, pv_* on lcore 0", test_lcore_pingpong },
+	{ "one QP posted by one thread, its CQ polled by two", test_threads_one_qp_one_cq },
 	{ NULL, NULL },
 };
 
