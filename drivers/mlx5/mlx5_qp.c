@@ -558,6 +558,14 @@ MLX5_POST_SEND_MT(mlx5_post_send_bf_inl16)
 MLX5_POST_SEND_MT(mlx5_post_send_db)
 MLX5_POST_SEND_MT(mlx5_post_send_db_inl16)
 
+/* [locked][BlueFlame][inline of 16 bytes or more] */
+static const pv_post_send_fn mlx5_post_send_fns[2][2][2] = {
+	{ { mlx5_post_send_db, mlx5_post_send_db_inl16 },
+	  { mlx5_post_send_bf, mlx5_post_send_bf_inl16 } },
+	{ { mlx5_post_send_db_mt, mlx5_post_send_db_inl16_mt },
+	  { mlx5_post_send_bf_mt, mlx5_post_send_bf_inl16_mt } },
+};
+
 static int
 mlx5_post_recv_mt(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
 {
@@ -574,6 +582,7 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 		   const struct pv_qp_init_attr *attr)
 {
 	uint32_t max_bb;
+	int locked;
 
 	if (dv->sq.wqe_cnt == 0 || !rte_is_power_of_2(dv->sq.wqe_cnt) ||
 	    dv->sq.wqe_cnt > 65536 || dv->sq.stride != MLX5_SEND_WQE_BB) {
@@ -645,23 +654,9 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->ibqp.sq_sig_all = attr->sq_sig_all;
 	rte_spinlock_init(&qp->sq_lock);
 	rte_spinlock_init(&qp->rq_lock);
-	if (qp->td_lockless || qp->ctx->single_threaded) {
-		if (qp->bf_size != 0)
-			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_bf_inl16 :
-								       mlx5_post_send_bf;
-		else
-			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_db_inl16 :
-								       mlx5_post_send_db;
-		qp->ibqp.fp_post_recv = mlx5_post_recv;
-	} else {
-		if (qp->bf_size != 0)
-			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_bf_inl16_mt :
-								       mlx5_post_send_bf_mt;
-		else
-			qp->ibqp.fp_post_send = qp->max_inline >= 16 ? mlx5_post_send_db_inl16_mt :
-								       mlx5_post_send_db_mt;
-		qp->ibqp.fp_post_recv = mlx5_post_recv_mt;
-	}
+	locked = !qp->td_lockless && !qp->ctx->single_threaded;
+	qp->ibqp.fp_post_send = mlx5_post_send_fns[locked][qp->bf_size != 0][qp->max_inline >= 16];
+	qp->ibqp.fp_post_recv = locked ? mlx5_post_recv_mt : mlx5_post_recv;
 	qp->ctx->nb_queues++;
 	return 0;
 }
