@@ -81,6 +81,8 @@ struct pv_sroce_stats {
 	uint64_t local_op_errors;
 	/** SEND_WITH_INV received whose rkey could not be invalidated (NAKed) */
 	uint64_t inv_errors;
+	/** XRC requests naming no XRC SRQ of the TGT QP's domain (NAKed) */
+	uint64_t xrc_srq_drops;
 };
 
 /** Frames held back by fault injection at most, per direction and device. */

@@ -736,7 +736,8 @@ sroce_query_device(struct pv_context *context, struct pv_device_attr *attr)
 	attr->max_qp = dev->max_qp;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_SYS_IMAGE_GUID |
-				 PV_DEVICE_MEM_WINDOW | PV_DEVICE_MEM_WINDOW_TYPE_2B;
+				 PV_DEVICE_MEM_WINDOW | PV_DEVICE_MEM_WINDOW_TYPE_2B |
+				 PV_DEVICE_XRC;
 	attr->max_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;
 	attr->max_cq = SROCE_MAX_CQ;
@@ -943,6 +944,12 @@ SROCE_LOCKED(int, ah_destroy, sroce_ah(a)->dev, (struct pv_ah *a), (a))
 SROCE_LOCKED(struct pv_mw *, mw_alloc, sroce_pd(p)->dev, (struct pv_pd *p, enum pv_mw_type t),
 	     (p, t))
 SROCE_LOCKED(int, mw_dealloc, sroce_pd(w->pd)->dev, (struct pv_mw *w), (w))
+SROCE_LOCKED(struct pv_xrcd *, xrcd_open, sroce_dev_of(c),
+	     (struct pv_context *c, struct pv_xrcd_init_attr *a), (c, a))
+SROCE_LOCKED(int, xrcd_close, sroce_dev_of(x->context), (struct pv_xrcd *x), (x))
+SROCE_LOCKED(struct pv_srq *, srq_create_ex, sroce_dev_of(c),
+	     (struct pv_context *c, struct pv_srq_init_attr_ex *a), (c, a))
+SROCE_LOCKED(int, srq_num, sroce_srq(s)->dev, (struct pv_srq *s, uint32_t *n), (s, n))
 
 static const struct pv_driver_ops sroce_ops = {
 	.probe = sroce_probe,
@@ -972,6 +979,10 @@ static const struct pv_driver_ops sroce_ops = {
 	.destroy_qp = sroce_locked_qp_destroy,
 	.alloc_mw = sroce_locked_mw_alloc,
 	.dealloc_mw = sroce_locked_mw_dealloc,
+	.open_xrcd = sroce_locked_xrcd_open,
+	.close_xrcd = sroce_locked_xrcd_close,
+	.create_srq_ex = sroce_locked_srq_create_ex,
+	.get_srq_num = sroce_locked_srq_num,
 	.progress = pv_sroce_progress,
 	.set_progress_mode = sroce_set_progress_mode,
 	.get_progress_mode = sroce_get_progress_mode,

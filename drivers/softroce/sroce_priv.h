@@ -93,6 +93,7 @@ extern int pv_sroce_logtype;
 #define SROCE_MAX_CQ		256
 #define SROCE_MAX_CQE		65536
 #define SROCE_MAX_SRQ		256
+#define SROCE_SRQN_BASE		0x100	/* XRC SRQ numbers: base + slot */
 #define SROCE_MAX_SRQ_WR	16384
 #define SROCE_MAX_RD_ATOMIC	16
 #define SROCE_MAX_MSG		0x80000000u
@@ -192,6 +193,7 @@ struct sroce_dev {
 	uint32_t mr_next;		/* next index to try */
 	uint32_t nb_mr;
 	struct sroce_mw *mw_tbl[SROCE_MAX_MW + 1];	/* by (rkey >> 8) & SROCE_MAX_MW */
+	struct sroce_srq *xsrq[SROCE_MAX_SRQ];	/* XRC SRQs by srqn - SROCE_SRQN_BASE */
 	uint32_t mw_next;		/* next window index to try */
 	uint32_t mw_serial;		/* allocations so far */
 	uint32_t nb_mw;
@@ -340,6 +342,7 @@ enum sroce_qpf {
 	SROCE_QPF_UC	= 1 << 0,	/* unreliable connected: no ACK, no READ/atomic */
 	SROCE_QPF_UD	= 1 << 1,	/* datagram: one packet per message, AH per WR */
 	SROCE_QPF_SRQ	= 1 << 2,	/* receive WQEs from the QP's SRQ */
+	SROCE_QPF_XRC	= 1 << 3,	/* XRC: XRCETH in requests, 0xa0 opcodes */
 };
 
 /** A send work queue entry; followed by SGEs or inline bytes (stride). */
@@ -354,6 +357,7 @@ struct sroce_swqe {
 	uint8_t local;			/* BIND_MW or LOCAL_INV: no packet */
 	uint16_t num_sge;
 	uint32_t length;		/* message bytes */
+	uint32_t xrc_srqn;		/* XRC INI: the XRCETH of every packet */
 	rte_be32_t imm;
 	union {
 		struct {		/* WRITE, READ */
@@ -415,6 +419,16 @@ struct sroce_srq {
 	uint32_t ci;			/* taken by a responder */
 	uint32_t limit;			/* armed srq_limit, 0 = disarmed */
 	uint32_t max_sge;
+	/* XRC SRQ: its domain, the CQ of its completions, its number */
+	struct sroce_xrcd *xrcd;
+	struct sroce_cq *cq;
+	uint32_t srqn;			/* 0: a basic SRQ */
+};
+
+/** An XRC domain: the TGT QPs and XRC SRQs that may serve each other. */
+struct sroce_xrcd {
+	struct pv_xrcd ibxrcd;		/* must be first */
+	struct sroce_dev *dev;
 };
 
 /** Cursor over an SGE list. */
@@ -555,8 +569,10 @@ struct sroce_qp {
 		struct sroce_res res[SROCE_MAX_RD_ATOMIC];
 	} resp;
 
-	/* shared receive queue (RC only), NULL: the QP's own RQ */
+	/* shared receive queue (RC only), NULL: the QP's own RQ; an XRC TGT
+	 * QP sets srq, rcq, scq and pd from each request's XRCETH */
 	struct sroce_srq *srq;
+	struct sroce_xrcd *xrcd;	/* XRC TGT: the domain its SRQs must be in */
 	struct sroce_rwqe *srq_wqe;	/* the SRQ WQE the responder took, srq->stride bytes */
 
 	/* attributes as set by modify_qp */
@@ -821,6 +837,13 @@ void pv_sroce_cq_event(struct sroce_cq *cq, int solicited);
 
 /* sroce_qp.c */
 struct pv_qp *pv_sroce_qp_create(struct pv_pd *pd, struct pv_qp_init_attr *attr);
+/**
+ * Create an XRC QP (or any other type): an INI QP (PV_QPT_XRC_SEND) needs
+ * @p pd and a send CQ; a TGT QP (PV_QPT_XRC_RECV) @p xrcd and nothing else.
+ * @return the QP, or NULL with errno EINVAL/ENOMEM/EOPNOTSUPP.
+ */
+struct pv_qp *pv_sroce_qp_create_xrc(struct pv_context *context, struct pv_pd *pd,
+				     struct pv_qp_init_attr *attr, struct pv_xrcd *xrcd);
 int pv_sroce_qp_modify(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 int pv_sroce_qp_query(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 int pv_sroce_qp_destroy(struct pv_qp *qp);
@@ -834,6 +857,15 @@ struct pv_srq *pv_sroce_srq_create(struct pv_pd *pd, struct pv_srq_init_attr *at
 int pv_sroce_srq_modify(struct pv_srq *srq, struct pv_srq_attr *attr, int attr_mask);
 int pv_sroce_srq_query(struct pv_srq *srq, struct pv_srq_attr *attr);
 int pv_sroce_srq_destroy(struct pv_srq *srq);
+/** create_srq_ex op: an XRC SRQ (numbered, in an XRCD, completing on a CQ). */
+struct pv_srq *pv_sroce_srq_create_ex(struct pv_context *context,
+				      struct pv_srq_init_attr_ex *attr);
+/** get_srq_num op: 0, or EINVAL not an XRC SRQ. */
+int pv_sroce_srq_num(struct pv_srq *srq, uint32_t *srq_num);
+/** open_xrcd op: a domain of this process (lib/verbs refused fd >= 0). */
+struct pv_xrcd *pv_sroce_xrcd_open(struct pv_context *context, struct pv_xrcd_init_attr *attr);
+/** close_xrcd op: 0. */
+int pv_sroce_xrcd_close(struct pv_xrcd *xrcd);
 /** Post PV_EVENT_SRQ_LIMIT_REACHED and disarm (fewer than srq->limit WQEs left). */
 void pv_sroce_srq_limit_fire(struct sroce_srq *srq);
 
@@ -852,6 +884,8 @@ int pv_sroce_req_tx_uc(struct sroce_qp *qp);
  * than the MTU completes without a packet (C10-93.1.1). @return frames queued.
  */
 int pv_sroce_req_tx_ud(struct sroce_qp *qp);
+/** XRC INI requester: the RC one with an XRCETH in every request. */
+int pv_sroce_req_tx_xrc(struct sroce_qp *qp);
 /** Handle an ACK, NAK, READ response or atomic ACK. */
 void pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 /** Run the retransmit and RNR timers of @p qp at time @p now. */
@@ -870,6 +904,8 @@ void pv_sroce_resp_rx_uc(struct sroce_qp *qp, struct sroce_pkt *pkt);
 void pv_sroce_resp_rx_ud(struct sroce_qp *qp, struct sroce_pkt *pkt);
 /** UD responder on the QP's SRQ. */
 void pv_sroce_resp_rx_ud_srq(struct sroce_qp *qp, struct sroce_pkt *pkt);
+/** XRC TGT responder: SRQ, CQ and PD from each request's XRCETH. */
+void pv_sroce_resp_rx_xrc(struct sroce_qp *qp, struct sroce_pkt *pkt);
 /** Send READ/atomic responses then a pending ACK/NAK; @return frames queued. */
 int pv_sroce_resp_tx(struct sroce_qp *qp);
 

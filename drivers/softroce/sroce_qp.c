@@ -136,6 +136,8 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 	w->local = 0;
 	w->imm = wr->imm_data;
 	w->rd_off = 0;
+	if (qpf & SROCE_QPF_XRC)
+		w->xrc_srqn = wr->qp_type.xrc.remote_srqn & SROCE_QPN_MASK;
 	if (!(qpf & SROCE_QPF_UD) && unlikely(wr->opcode >= PV_WR_LOCAL_INV)) {
 		if (wr->opcode != PV_WR_SEND_WITH_INV)
 			return sroce_swqe_local(qp, wr, w);
@@ -190,6 +192,8 @@ sroce_req_tx_of(struct sroce_qp *qp, const unsigned int qpf)
 		return pv_sroce_req_tx_ud(qp);
 	if (qpf & SROCE_QPF_UC)
 		return pv_sroce_req_tx_uc(qp);
+	if (qpf & SROCE_QPF_XRC)
+		return pv_sroce_req_tx_xrc(qp);
 	return pv_sroce_req_tx(qp);
 }
 
@@ -254,6 +258,29 @@ sroce_post_send_ud(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr 
 	return sroce_post_send(ibqp, wr, bad_wr, SROCE_QPF_UD);
 }
 
+static int
+sroce_post_send_xrc(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return sroce_post_send(ibqp, wr, bad_wr, SROCE_QPF_XRC);
+}
+
+/* an XRC TGT QP has no send queue, an XRC INI QP no receive queue */
+static int
+sroce_post_send_none(struct pv_qp *ibqp __rte_unused, struct pv_send_wr *wr,
+		     struct pv_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EINVAL;
+}
+
+static int
+sroce_post_recv_none(struct pv_qp *ibqp __rte_unused, struct pv_recv_wr *wr,
+		     struct pv_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EINVAL;
+}
+
 /*
  * Thread-safe mode: the same bodies under the device lock, then a kick in
  * case the progress thread sleeps until an interrupt (new timers).
@@ -274,6 +301,7 @@ sroce_post_send_##name##_mt(struct pv_qp *ibqp, struct pv_send_wr *wr, \
 SROCE_POST_SEND_MT(rc, 0)
 SROCE_POST_SEND_MT(uc, SROCE_QPF_UC)
 SROCE_POST_SEND_MT(ud, SROCE_QPF_UD)
+SROCE_POST_SEND_MT(xrc, SROCE_QPF_XRC)
 
 static int
 sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
@@ -364,21 +392,40 @@ sroce_qp_list_del(struct sroce_qp *qp)
 		dev->owner_set = 0;
 }
 
-struct pv_qp *
-pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
+/*
+ * Create a QP of any type: @p pd is NULL for an XRC TGT QP (its PD comes
+ * from the XRC SRQ of each request), @p xrcd set for it only.
+ */
+static struct pv_qp *
+sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_attr *attr,
+		struct sroce_xrcd *xrcd)
 {
-	struct sroce_pd *pd = sroce_pd(ibpd);
-	struct sroce_dev *dev = pd->dev;
 	struct sroce_srq *srq = attr->srq != NULL ? sroce_srq(attr->srq) : NULL;
+	const int tgt = attr->qp_type == PV_QPT_XRC_RECV;
+	const int ini = attr->qp_type == PV_QPT_XRC_SEND;
 	struct sroce_qp *qp;
 	uint32_t sq_n, rq_n, i, idx = UINT32_MAX, slen;
 
 	if (attr->qp_type != PV_QPT_RC && attr->qp_type != PV_QPT_UC &&
-	    attr->qp_type != PV_QPT_UD) {
-		SROCE_LOG(ERR, "%s: qp type %d not implemented (RC, UC and UD only)",
+	    attr->qp_type != PV_QPT_UD && !tgt && !ini) {
+		SROCE_LOG(ERR, "%s: qp type %d not implemented (RC, UC, UD, XRC only)",
 			  dev->ibdev.name, attr->qp_type);
 		errno = EOPNOTSUPP;
 		return NULL;
+	}
+	if ((tgt || ini) && srq != NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (tgt) {
+		/* no send queue, receive WQEs from XRC SRQs */
+		attr->cap.max_send_wr = 0;
+		attr->cap.max_send_sge = 0;
+		attr->cap.max_inline_data = 0;
+	}
+	if (tgt || ini) {
+		attr->cap.max_recv_wr = 0;
+		attr->cap.max_recv_sge = 0;
 	}
 	/* lib/verbs allows an SRQ on RC and UD QPs only; the SRQ must be ours */
 	if (srq != NULL && (attr->qp_type == PV_QPT_UC || srq->dev != dev)) {
@@ -413,6 +460,8 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	qp->pd = pd;
 	qp->scq = sroce_cq(attr->send_cq);
 	qp->rcq = sroce_cq(attr->recv_cq);
+	if (qp->rcq == NULL)
+		qp->rcq = qp->scq;	/* XRC INI: no receive side */
 	qp->sig_all = attr->sq_sig_all != 0;
 	qp->state = PV_QPS_RESET;
 
@@ -437,6 +486,12 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 				     RTE_CACHE_LINE_SIZE);
 	else
 		qp->srq_wqe = rte_zmalloc("sroce_srq_wqe", srq->stride, RTE_CACHE_LINE_SIZE);
+	/* a TGT QP takes WQEs from any XRC SRQ of its domain: the largest stride */
+	if (tgt && qp->srq_wqe == NULL)
+		qp->srq_wqe = rte_zmalloc("sroce_srq_wqe",
+					  sizeof(struct sroce_rwqe) +
+					  SROCE_MAX_SGE * sizeof(struct sroce_sge),
+					  RTE_CACHE_LINE_SIZE);
 	if (qp->sq == NULL || (qp->rq == NULL && qp->srq_wqe == NULL)) {
 		rte_free(qp->sq);
 		rte_free(qp->rq);
@@ -461,7 +516,25 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	qp->ibqp.sq_sig_all = attr->sq_sig_all;
 	qp->ibqp.send_cq = attr->send_cq;
 	qp->ibqp.recv_cq = attr->recv_cq;
-	if (attr->qp_type == PV_QPT_UD) {
+	if (tgt || ini) {
+		qp->transport = SROCE_OP_XRC;
+		qp->xrcd = xrcd;
+		if (ini) {
+			qp->ibqp.fp_post_send = dev->mt ? sroce_post_send_xrc_mt :
+					       sroce_post_send_xrc;
+			qp->fp_req_tx = pv_sroce_req_tx_xrc;
+			/* requests to an INI QP: invalid (it has no receive side) */
+			qp->fp_resp_rx = pv_sroce_resp_rx_xrc;
+		} else {
+			qp->ibqp.fp_post_send = sroce_post_send_none;
+			qp->fp_req_tx = pv_sroce_req_tx_xrc;
+			qp->fp_resp_rx = pv_sroce_resp_rx_xrc;
+			qp->ibqp.cap.max_send_wr = 0;
+		}
+		qp->ibqp.cap.max_recv_wr = 0;
+		qp->ibqp.cap.max_recv_sge = 0;
+		attr->cap = qp->ibqp.cap;
+	} else if (attr->qp_type == PV_QPT_UD) {
 		qp->transport = SROCE_OP_UD;
 		qp->ibqp.fp_post_send = dev->mt ? sroce_post_send_ud_mt : sroce_post_send_ud;
 		qp->fp_req_tx = pv_sroce_req_tx_ud;
@@ -477,7 +550,9 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 		qp->fp_req_tx = pv_sroce_req_tx;
 		qp->fp_resp_rx = srq != NULL ? pv_sroce_resp_rx_srq : pv_sroce_resp_rx;
 	}
-	if (srq != NULL)
+	if (tgt || ini)
+		qp->ibqp.fp_post_recv = sroce_post_recv_none;
+	else if (srq != NULL)
 		qp->ibqp.fp_post_recv = sroce_post_recv_srq_qp;
 	else
 		qp->ibqp.fp_post_recv = dev->mt ? sroce_post_recv_mt : sroce_post_recv;
@@ -486,6 +561,39 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	dev->qp_tbl[idx] = qp;
 	dev->nb_qp_all++;
 	return &qp->ibqp;
+}
+
+struct pv_qp *
+pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
+{
+	struct sroce_pd *pd = sroce_pd(ibpd);
+
+	if (attr->qp_type == PV_QPT_XRC_SEND || attr->qp_type == PV_QPT_XRC_RECV) {
+		errno = EINVAL;		/* through create_qp_ex, with an XRCD for TGT */
+		return NULL;
+	}
+	return sroce_qp_create(pd->dev, pd, attr, NULL);
+}
+
+struct pv_qp *
+pv_sroce_qp_create_xrc(struct pv_context *context, struct pv_pd *ibpd,
+		       struct pv_qp_init_attr *attr, struct pv_xrcd *ibxrcd)
+{
+	struct sroce_dev *dev = sroce_dev_of(context);
+
+	if (attr->qp_type == PV_QPT_XRC_RECV) {
+		if (ibxrcd == NULL) {
+			errno = EINVAL;
+			return NULL;
+		}
+		return sroce_qp_create(dev, NULL, attr,
+				       container_of(ibxrcd, struct sroce_xrcd, ibxrcd));
+	}
+	if (ibpd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sroce_qp_create(dev, sroce_pd(ibpd), attr, NULL);
 }
 
 /*

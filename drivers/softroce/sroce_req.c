@@ -99,6 +99,7 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 {
 	const int uc = (qpf & SROCE_QPF_UC) != 0;
 	const int ud = (qpf & SROCE_QPF_UD) != 0;
+	const int xrc = (qpf & SROCE_QPF_XRC) != 0;
 	uint32_t off = qp->req.off;
 	uint32_t paylen = RTE_MIN(qp->mtu, w->length - off);
 	int first = off == 0;
@@ -117,6 +118,8 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM ||
 		     op == SROCE_OP_RC_SEND_LAST_INV || op == SROCE_OP_RC_SEND_ONLY_INV))
 		ext += SROCE_IMM_LEN;
+	if (xrc)
+		ext += SROCE_XRCETH_LEN;
 	/* UC and UD are never acknowledged: no AckReq (as rxe sends them) */
 	ackreq = !uc && !ud && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
 	if (ud) {
@@ -127,14 +130,19 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 		m = sroce_frame_start_ud(qp, w->ud.ah, w->ud.remote_qpn, op, qp->req.psn, w->se,
 					 ext, paylen, &p);
 	} else {
-		/* UC SEND/WRITE opcodes are the RC ones in the UC range (IBTA table 38) */
-		m = sroce_frame_start(qp, uc ? op | SROCE_OP_UC : op, qp->req.psn, ackreq,
-				      last && w->se, ext, paylen, &p);
+		/* UC and XRC SEND/WRITE opcodes are the RC ones in their range
+		 * (IBTA table 38) */
+		m = sroce_frame_start(qp, uc ? op | SROCE_OP_UC : xrc ? op | SROCE_OP_XRC : op,
+				      qp->req.psn, ackreq, last && w->se, ext, paylen, &p);
 	}
 	if (unlikely(m == NULL))
 		return -ENOBUFS;
 	if (ackreq)
 		qp->req.noack = 0;
+	if (xrc) {
+		sroce_put_be32(p, w->xrc_srqn);
+		p += SROCE_XRCETH_LEN;
+	}
 	if (ud) {
 		sroce_put_be32(p, w->ud.qkey);
 		sroce_put_be32(p + 4, qp->ibqp.qp_num);
@@ -160,30 +168,40 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 	return 0;
 }
 
-/* the READ request or atomic of @p w at the transmit cursor */
-static inline int
-sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w)
+/* the READ request or atomic of @p w at the transmit cursor (RC or XRC) */
+static __rte_always_inline int
+sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int qpf)
 {
+	const uint32_t x = (qpf & SROCE_QPF_XRC) ? SROCE_XRCETH_LEN : 0;
+	const uint8_t t = (qpf & SROCE_QPF_XRC) ? SROCE_OP_XRC : SROCE_OP_RC;
 	struct rte_mbuf *m;
 	uint8_t *p = NULL;
 
 	if (w->opcode == PV_WR_RDMA_READ) {
 		uint32_t off = qp->req.off;
 
-		m = sroce_frame_start(qp, SROCE_OP_RC_READ_REQ, qp->req.psn, 1, 0,
-				      SROCE_RETH_LEN, 0, &p);
+		m = sroce_frame_start(qp, SROCE_OP_RC_READ_REQ | t, qp->req.psn, 1, 0,
+				      x + SROCE_RETH_LEN, 0, &p);
 		if (unlikely(m == NULL))
 			return -ENOBUFS;
+		if (x != 0) {
+			sroce_put_be32(p, w->xrc_srqn);
+			p += x;
+		}
 		/* a retry asks for the rest of the message only */
 		sroce_put_be64(p, w->rdma.raddr + off);
 		sroce_put_be32(p + 8, w->rdma.rkey);
 		sroce_put_be32(p + 12, w->length - off);
 	} else {
-		m = sroce_frame_start(qp, w->opcode == PV_WR_ATOMIC_CMP_AND_SWP ?
-				      SROCE_OP_RC_CMP_SWAP : SROCE_OP_RC_FETCH_ADD,
-				      qp->req.psn, 1, 0, SROCE_ATMETH_LEN, 0, &p);
+		m = sroce_frame_start(qp, (w->opcode == PV_WR_ATOMIC_CMP_AND_SWP ?
+					   SROCE_OP_RC_CMP_SWAP : SROCE_OP_RC_FETCH_ADD) | t,
+				      qp->req.psn, 1, 0, x + SROCE_ATMETH_LEN, 0, &p);
 		if (unlikely(m == NULL))
 			return -ENOBUFS;
+		if (x != 0) {
+			sroce_put_be32(p, w->xrc_srqn);
+			p += x;
+		}
 		sroce_put_be64(p, w->atomic.raddr);
 		sroce_put_be32(p + 8, w->atomic.rkey);
 		if (w->opcode == PV_WR_ATOMIC_CMP_AND_SWP) {
@@ -313,7 +331,7 @@ sroce_req_tx(struct sroce_qp *qp, const unsigned int qpf)
 				qp->req.hw_idx = qp->req.idx + 1;
 		}
 		if (!uc && w->rd_atomic) {
-			if (unlikely(sroce_req_rd_atomic_pkt(qp, w) != 0))
+			if (unlikely(sroce_req_rd_atomic_pkt(qp, w, qpf) != 0))
 				break;
 		} else {
 			if (unlikely(sroce_req_send_pkt(qp, w, qpf) != 0))
@@ -353,6 +371,12 @@ int
 pv_sroce_req_tx_ud(struct sroce_qp *qp)
 {
 	return sroce_req_tx(qp, SROCE_QPF_UD);
+}
+
+int
+pv_sroce_req_tx_xrc(struct sroce_qp *qp)
+{
+	return sroce_req_tx(qp, SROCE_QPF_XRC);
 }
 
 /* go-back-N: restart transmission at @p psn (IBTA 9.7.4.1.4 / 9.7.5.1.2) */
@@ -729,7 +753,8 @@ pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		qp->dev->stats.rx_drop_hdr++;
 		return;
 	}
-	switch (pkt->opcode) {
+	/* XRC responses are the RC ones + 0xa0: the low 5 bits tell them apart */
+	switch (pkt->opcode & 0x1f) {
 	case SROCE_OP_RC_ACK:
 		if (likely((pkt->aeth_syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_ACK)) {
 			w = sroce_comp_ack_upto(qp, pkt->psn);

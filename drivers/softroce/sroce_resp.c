@@ -78,7 +78,8 @@ sroce_resp_ack_send(struct sroce_qp *qp, uint8_t syn, uint32_t psn, uint32_t msn
 	struct rte_mbuf *m;
 	uint8_t *p = NULL;
 
-	m = sroce_frame_start(qp, SROCE_OP_RC_ACK, psn, 0, 0, SROCE_AETH_LEN, 0, &p);
+	m = sroce_frame_start(qp, SROCE_OP_RC_ACK | qp->transport, psn, 0, 0, SROCE_AETH_LEN, 0,
+			      &p);
 	if (unlikely(m == NULL))
 		return -ENOBUFS;
 	sroce_put_be32(p, (uint32_t)syn << 24 | (msn & 0xffffff));
@@ -688,6 +689,37 @@ pv_sroce_resp_rx_ud_srq(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	sroce_resp_rx(qp, pkt, SROCE_QPF_UD | SROCE_QPF_SRQ);
 }
 
+/*
+ * XRC TGT responder (IBTA 9.2.3, 11.2.x): the request's XRCETH names the
+ * XRC SRQ whose WQEs, CQ and PD serve it; it must be in the QP's XRC
+ * domain, else the request is an invalid request (class C). The opcode is
+ * then handled as its RC equivalent (XRC = RC + 0xa0), on the SRQ path.
+ */
+void
+pv_sroce_resp_rx_xrc(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	struct sroce_dev *dev = qp->dev;
+	uint32_t slot = pkt->xrcsrq - SROCE_SRQN_BASE;
+	struct sroce_srq *srq = slot < SROCE_MAX_SRQ ? dev->xsrq[slot] : NULL;
+
+	pkt->opcode &= 0x1f;
+	/* a WQE held from another SRQ belongs to the message it was taken
+	 * for (in progress, or an RNR retry): another SRQ now is invalid */
+	if (unlikely(srq == NULL || srq->xrcd != qp->xrcd ||
+		     (qp->srq != srq && qp->resp.srq_held))) {
+		dev->stats.xrc_srq_drops++;
+		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
+		return;
+	}
+	if (qp->srq != srq) {
+		qp->srq = srq;
+		qp->rcq = srq->cq;
+		qp->scq = srq->cq;
+		qp->pd = srq->pd;
+	}
+	sroce_resp_rx(qp, pkt, SROCE_QPF_SRQ);
+}
+
 /* oldest resource with responses to send */
 static inline struct sroce_res *
 sroce_resp_res_next(struct sroce_qp *qp)
@@ -746,7 +778,7 @@ sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
 		op = last ? SROCE_OP_RC_READ_RESP_ONLY : SROCE_OP_RC_READ_RESP_FIRST;
 	else
 		op = last ? SROCE_OP_RC_READ_RESP_LAST : SROCE_OP_RC_READ_RESP_MIDDLE;
-	m = sroce_frame_start(qp, op, res->cur_psn, 0, 0,
+	m = sroce_frame_start(qp, op | qp->transport, res->cur_psn, 0, 0,
 			      op == SROCE_OP_RC_READ_RESP_MIDDLE ? 0 : SROCE_AETH_LEN, paylen,
 			      &p);
 	if (unlikely(m == NULL))
@@ -774,7 +806,7 @@ sroce_resp_atomic_pkt(struct sroce_qp *qp, struct sroce_res *res)
 	struct rte_mbuf *m;
 	uint8_t *p = NULL;
 
-	m = sroce_frame_start(qp, SROCE_OP_RC_ATOMIC_ACK, res->first_psn, 0, 0,
+	m = sroce_frame_start(qp, SROCE_OP_RC_ATOMIC_ACK | qp->transport, res->first_psn, 0, 0,
 			      SROCE_AETH_LEN + SROCE_ATMACK_LEN, 0, &p);
 	if (unlikely(m == NULL))
 		return -ENOBUFS;

@@ -18,6 +18,7 @@
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_malloc.h>
@@ -66,10 +67,9 @@ sroce_srq_post_recv_mt(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_re
 	return ret;
 }
 
-struct pv_srq *
-pv_sroce_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+static struct sroce_srq *
+sroce_srq_create(struct sroce_pd *pd, struct pv_srq_init_attr *attr)
 {
-	struct sroce_pd *pd = sroce_pd(ibpd);
 	struct sroce_dev *dev = pd->dev;
 	struct sroce_srq *srq;
 	uint32_t n;
@@ -105,7 +105,76 @@ pv_sroce_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 	attr->attr.srq_limit = 0;
 	srq->ibsrq.fp_post_srq_recv = dev->mt ? sroce_srq_post_recv_mt : sroce_srq_post_recv;
 	dev->nb_srq++;
+	return srq;
+}
+
+struct pv_srq *
+pv_sroce_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+{
+	struct sroce_srq *srq = sroce_srq_create(sroce_pd(ibpd), attr);
+
+	return srq != NULL ? &srq->ibsrq : NULL;
+}
+
+struct pv_srq *
+pv_sroce_srq_create_ex(struct pv_context *context, struct pv_srq_init_attr_ex *attr)
+{
+	struct sroce_dev *dev = sroce_dev_of(context);
+	struct pv_srq_init_attr basic;
+	struct sroce_srq *srq;
+	uint32_t slot;
+
+	/* lib/verbs checked: an XRC SRQ, with an XRCD, a CQ and a PD of ours */
+	for (slot = 0; slot < SROCE_MAX_SRQ; slot++)
+		if (dev->xsrq[slot] == NULL)
+			break;
+	if (slot == SROCE_MAX_SRQ) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	basic.srq_context = attr->srq_context;
+	basic.attr = attr->attr;
+	srq = sroce_srq_create(sroce_pd(attr->pd), &basic);
+	if (srq == NULL)
+		return NULL;
+	attr->attr = basic.attr;
+	srq->xrcd = container_of(attr->xrcd, struct sroce_xrcd, ibxrcd);
+	srq->cq = sroce_cq(attr->cq);
+	srq->srqn = SROCE_SRQN_BASE + slot;
+	dev->xsrq[slot] = srq;
 	return &srq->ibsrq;
+}
+
+int
+pv_sroce_srq_num(struct pv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct sroce_srq *srq = sroce_srq(ibsrq);
+
+	if (srq->srqn == 0)
+		return EINVAL;
+	*srq_num = srq->srqn;
+	return 0;
+}
+
+struct pv_xrcd *
+pv_sroce_xrcd_open(struct pv_context *context, struct pv_xrcd_init_attr *attr __rte_unused)
+{
+	struct sroce_xrcd *xrcd = calloc(1, sizeof(*xrcd));
+
+	if (xrcd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	xrcd->dev = sroce_dev_of(context);
+	return &xrcd->ibxrcd;
+}
+
+int
+pv_sroce_xrcd_close(struct pv_xrcd *ibxrcd)
+{
+	/* lib/verbs refused while SRQs or TGT QPs use it */
+	free(container_of(ibxrcd, struct sroce_xrcd, ibxrcd));
+	return 0;
 }
 
 int
@@ -139,7 +208,24 @@ pv_sroce_srq_destroy(struct pv_srq *ibsrq)
 {
 	struct sroce_srq *srq = sroce_srq(ibsrq);
 
-	/* lib/verbs refused while a QP uses it: nothing holds a pointer to it */
+	/* lib/verbs refused while a QP uses it; XRC TGT QPs point at the XRC
+	 * SRQ of their last request: they forget it (and a WQE they held) */
+	if (srq->srqn != 0) {
+		struct sroce_dev *dev = srq->dev;
+		uint32_t i;
+
+		dev->xsrq[srq->srqn - SROCE_SRQN_BASE] = NULL;
+		for (i = 0; i < dev->max_qp; i++) {
+			struct sroce_qp *qp = dev->qp_tbl[i];
+
+			if (qp != NULL && qp->srq == srq && qp->xrcd != NULL) {
+				qp->srq = NULL;
+				qp->scq = qp->rcq = NULL;
+				qp->pd = NULL;
+				qp->resp.srq_held = 0;
+			}
+		}
+	}
 	srq->dev->nb_srq--;
 	rte_free(srq->rq);
 	rte_free(srq);

@@ -30,7 +30,8 @@
 	(((h) & SROCE_HDR_ATMETH) ? SROCE_ATMETH_LEN : 0) + \
 	(((h) & SROCE_HDR_ATMACK) ? SROCE_ATMACK_LEN : 0) + \
 	(((h) & SROCE_HDR_DETH) ? SROCE_DETH_LEN : 0) + \
-	(((h) & SROCE_HDR_IETH) ? SROCE_IETH_LEN : 0) }
+	(((h) & SROCE_HDR_IETH) ? SROCE_IETH_LEN : 0) + \
+	(((h) & SROCE_HDR_XRCETH) ? SROCE_XRCETH_LEN : 0) }
 
 #define H_PL	SROCE_HDR_PAYLOAD
 #define F_RQ	SROCE_OPF_REQ
@@ -38,61 +39,68 @@
 #define F_WRITE	(SROCE_OPF_REQ | SROCE_OPF_WRITE)
 #define F_RRESP	(SROCE_OPF_RESP | SROCE_OPF_READ)
 
-/* SEND and RDMA WRITE opcodes are laid out identically for RC (0x00) and UC (0x20) */
-#define SEND_WRITE_OPS(base, t) \
-	[(base) + 0x00] = OP(t " SEND First", H_PL, F_SEND | SROCE_OPF_FIRST), \
-	[(base) + 0x01] = OP(t " SEND Middle", H_PL, F_SEND | SROCE_OPF_MIDDLE), \
-	[(base) + 0x02] = OP(t " SEND Last", H_PL, F_SEND | SROCE_OPF_LAST), \
-	[(base) + 0x03] = OP(t " SEND Last with Immediate", H_PL | SROCE_HDR_IMM, \
+/*
+ * SEND and RDMA WRITE opcodes are laid out identically for RC (0x00), UC
+ * (0x20) and XRC (0xa0); @p x is the header every request of the transport
+ * carries after the BTH (XRC: the XRCETH, IBTA 9.2.3), 0 otherwise.
+ */
+#define SEND_WRITE_OPS(base, t, x) \
+	[(base) + 0x00] = OP(t " SEND First", H_PL | (x), F_SEND | SROCE_OPF_FIRST), \
+	[(base) + 0x01] = OP(t " SEND Middle", H_PL | (x), F_SEND | SROCE_OPF_MIDDLE), \
+	[(base) + 0x02] = OP(t " SEND Last", H_PL | (x), F_SEND | SROCE_OPF_LAST), \
+	[(base) + 0x03] = OP(t " SEND Last with Immediate", H_PL | SROCE_HDR_IMM | (x), \
 			     F_SEND | SROCE_OPF_LAST | SROCE_OPF_IMM), \
-	[(base) + 0x04] = OP(t " SEND Only", H_PL, F_SEND | SROCE_OPF_ONLY), \
-	[(base) + 0x05] = OP(t " SEND Only with Immediate", H_PL | SROCE_HDR_IMM, \
+	[(base) + 0x04] = OP(t " SEND Only", H_PL | (x), F_SEND | SROCE_OPF_ONLY), \
+	[(base) + 0x05] = OP(t " SEND Only with Immediate", H_PL | SROCE_HDR_IMM | (x), \
 			     F_SEND | SROCE_OPF_ONLY | SROCE_OPF_IMM), \
-	[(base) + 0x06] = OP(t " RDMA WRITE First", H_PL | SROCE_HDR_RETH, \
+	[(base) + 0x06] = OP(t " RDMA WRITE First", H_PL | SROCE_HDR_RETH | (x), \
 			     F_WRITE | SROCE_OPF_FIRST), \
-	[(base) + 0x07] = OP(t " RDMA WRITE Middle", H_PL, F_WRITE | SROCE_OPF_MIDDLE), \
-	[(base) + 0x08] = OP(t " RDMA WRITE Last", H_PL, F_WRITE | SROCE_OPF_LAST), \
-	[(base) + 0x09] = OP(t " RDMA WRITE Last with Immediate", H_PL | SROCE_HDR_IMM, \
+	[(base) + 0x07] = OP(t " RDMA WRITE Middle", H_PL | (x), F_WRITE | SROCE_OPF_MIDDLE), \
+	[(base) + 0x08] = OP(t " RDMA WRITE Last", H_PL | (x), F_WRITE | SROCE_OPF_LAST), \
+	[(base) + 0x09] = OP(t " RDMA WRITE Last with Immediate", H_PL | SROCE_HDR_IMM | (x), \
 			     F_WRITE | SROCE_OPF_LAST | SROCE_OPF_IMM), \
-	[(base) + 0x0a] = OP(t " RDMA WRITE Only", H_PL | SROCE_HDR_RETH, \
+	[(base) + 0x0a] = OP(t " RDMA WRITE Only", H_PL | SROCE_HDR_RETH | (x), \
 			     F_WRITE | SROCE_OPF_ONLY), \
 	[(base) + 0x0b] = OP(t " RDMA WRITE Only with Immediate", \
-			     H_PL | SROCE_HDR_RETH | SROCE_HDR_IMM, \
+			     H_PL | SROCE_HDR_RETH | SROCE_HDR_IMM | (x), \
 			     F_WRITE | SROCE_OPF_ONLY | SROCE_OPF_IMM)
 
+/* the reliable transports' READ, ACK, atomic and invalidate opcodes (RC, XRC) */
+#define RELIABLE_OPS(base, t, x) \
+	[(base) + 0x0c] = OP(t " RDMA READ Request", SROCE_HDR_RETH | (x), \
+			     F_RQ | SROCE_OPF_READ | SROCE_OPF_ONLY), \
+	[(base) + 0x0d] = OP(t " RDMA READ Response First", H_PL | SROCE_HDR_AETH, \
+			     F_RRESP | SROCE_OPF_FIRST), \
+	[(base) + 0x0e] = OP(t " RDMA READ Response Middle", H_PL, \
+			     F_RRESP | SROCE_OPF_MIDDLE), \
+	[(base) + 0x0f] = OP(t " RDMA READ Response Last", H_PL | SROCE_HDR_AETH, \
+			     F_RRESP | SROCE_OPF_LAST), \
+	[(base) + 0x10] = OP(t " RDMA READ Response Only", H_PL | SROCE_HDR_AETH, \
+			     F_RRESP | SROCE_OPF_ONLY), \
+	[(base) + 0x11] = OP(t " Acknowledge", SROCE_HDR_AETH, \
+			     SROCE_OPF_RESP | SROCE_OPF_ACK | SROCE_OPF_ONLY), \
+	[(base) + 0x12] = OP(t " ATOMIC Acknowledge", SROCE_HDR_AETH | SROCE_HDR_ATMACK, \
+			     SROCE_OPF_RESP | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY), \
+	[(base) + 0x13] = OP(t " CmpSwap", SROCE_HDR_ATMETH | (x), \
+			     F_RQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY), \
+	[(base) + 0x14] = OP(t " FetchAdd", SROCE_HDR_ATMETH | (x), \
+			     F_RQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY), \
+	[(base) + 0x16] = OP(t " SEND Last with Invalidate", H_PL | SROCE_HDR_IETH | (x), \
+			     F_SEND | SROCE_OPF_LAST | SROCE_OPF_INV), \
+	[(base) + 0x17] = OP(t " SEND Only with Invalidate", H_PL | SROCE_HDR_IETH | (x), \
+			     F_SEND | SROCE_OPF_ONLY | SROCE_OPF_INV)
+
 const struct sroce_opcode_info pv_sroce_opcode_info[256] = {
-	SEND_WRITE_OPS(0x00, "RC"),
-	[SROCE_OP_RC_READ_REQ] = OP("RC RDMA READ Request", SROCE_HDR_RETH,
-				    F_RQ | SROCE_OPF_READ | SROCE_OPF_ONLY),
-	[SROCE_OP_RC_READ_RESP_FIRST] = OP("RC RDMA READ Response First",
-					   H_PL | SROCE_HDR_AETH, F_RRESP | SROCE_OPF_FIRST),
-	[SROCE_OP_RC_READ_RESP_MIDDLE] = OP("RC RDMA READ Response Middle",
-					    H_PL, F_RRESP | SROCE_OPF_MIDDLE),
-	[SROCE_OP_RC_READ_RESP_LAST] = OP("RC RDMA READ Response Last",
-					  H_PL | SROCE_HDR_AETH, F_RRESP | SROCE_OPF_LAST),
-	[SROCE_OP_RC_READ_RESP_ONLY] = OP("RC RDMA READ Response Only",
-					  H_PL | SROCE_HDR_AETH, F_RRESP | SROCE_OPF_ONLY),
-	[SROCE_OP_RC_ACK] = OP("RC Acknowledge", SROCE_HDR_AETH,
-			       SROCE_OPF_RESP | SROCE_OPF_ACK | SROCE_OPF_ONLY),
-	[SROCE_OP_RC_ATOMIC_ACK] = OP("RC ATOMIC Acknowledge",
-				      SROCE_HDR_AETH | SROCE_HDR_ATMACK,
-				      SROCE_OPF_RESP | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY),
-	[SROCE_OP_RC_CMP_SWAP] = OP("RC CmpSwap", SROCE_HDR_ATMETH,
-				    F_RQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY),
-	[SROCE_OP_RC_FETCH_ADD] = OP("RC FetchAdd", SROCE_HDR_ATMETH,
-				     F_RQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY),
-	[SROCE_OP_RC_SEND_LAST_INV] = OP("RC SEND Last with Invalidate",
-					 H_PL | SROCE_HDR_IETH,
-					 F_SEND | SROCE_OPF_LAST | SROCE_OPF_INV),
-	[SROCE_OP_RC_SEND_ONLY_INV] = OP("RC SEND Only with Invalidate",
-					 H_PL | SROCE_HDR_IETH,
-					 F_SEND | SROCE_OPF_ONLY | SROCE_OPF_INV),
-	SEND_WRITE_OPS(0x20, "UC"),
+	SEND_WRITE_OPS(SROCE_OP_RC, "RC", 0),
+	RELIABLE_OPS(SROCE_OP_RC, "RC", 0),
+	SEND_WRITE_OPS(SROCE_OP_UC, "UC", 0),
 	[SROCE_OP_UD_SEND_ONLY] = OP("UD SEND Only", H_PL | SROCE_HDR_DETH,
 				     F_SEND | SROCE_OPF_ONLY),
 	[SROCE_OP_UD_SEND_ONLY_IMM] = OP("UD SEND Only with Immediate",
 					 H_PL | SROCE_HDR_DETH | SROCE_HDR_IMM,
 					 F_SEND | SROCE_OPF_ONLY | SROCE_OPF_IMM),
+	SEND_WRITE_OPS(SROCE_OP_XRC, "XRC", SROCE_HDR_XRCETH),
+	RELIABLE_OPS(SROCE_OP_XRC, "XRC", SROCE_HDR_XRCETH),
 };
 
 /* unaligned big-endian loads: the offsets we read are not aligned in general */
@@ -348,6 +356,10 @@ pv_sroce_pkt_parse(const uint8_t *frame, uint32_t len, int verify_icrc,
 		pkt->sqpn = sroce_rd32(h + 4) & SROCE_QPN_MASK;
 		h += SROCE_DETH_LEN;
 	}
+	if (info->hdrs & SROCE_HDR_XRCETH) {
+		pkt->xrcsrq = sroce_rd32(h) & SROCE_QPN_MASK;
+		h += SROCE_XRCETH_LEN;
+	}
 	if (info->hdrs & SROCE_HDR_RETH) {
 		pkt->va = sroce_rd64(h);
 		pkt->rkey = sroce_rd32(h + 8);
@@ -459,6 +471,8 @@ pv_sroce_pkt_format(const struct sroce_pkt *pkt, char *buf, size_t len)
 		SROCE_FMT(buf, len, off, " pkey 0x%04x", pkt->pkey);
 	if (info->hdrs & SROCE_HDR_DETH)
 		SROCE_FMT(buf, len, off, " deth qkey 0x%08x sqpn 0x%06x", pkt->qkey, pkt->sqpn);
+	if (info->hdrs & SROCE_HDR_XRCETH)
+		SROCE_FMT(buf, len, off, " xrceth srq 0x%06x", pkt->xrcsrq);
 	if (info->hdrs & SROCE_HDR_RETH)
 		SROCE_FMT(buf, len, off, " reth va 0x%" PRIx64 " rkey 0x%08x len %u",
 			  pkt->va, pkt->rkey, pkt->dma_len);

@@ -4,7 +4,7 @@
  * frame parser, ICRC and a one-line formatter. Shared by the engine and by
  * the pv-roce-decode tool. Private to drivers/softroce (and in-tree tools).
  *
- * Wire format (IBTA vol. 1 ch. 9 + annex A17, IPv4 only):
+ * Wire format (IBTA vol. 1 ch. 9 + annex A17, IPv4 only; RC, UC, UD, XRC):
  *   Ethernet [802.1Q] / IPv4 / UDP (dport 4791) / BTH / [ext hdrs] /
  *   payload / pad (0..3) / ICRC (4 bytes)
  */
@@ -32,6 +32,7 @@
 #define SROCE_ATMACK_LEN	8
 #define SROCE_DETH_LEN		8
 #define SROCE_IETH_LEN		4
+#define SROCE_XRCETH_LEN	4
 #define SROCE_ICRC_LEN		4
 #define SROCE_UDP_PORT		4791
 /* Ethernet + IPv4 + UDP, no VLAN: offset of the BTH in a frame we build */
@@ -89,9 +90,11 @@ enum sroce_opcode {
 #define SROCE_OP_RC		0x00
 #define SROCE_OP_UC		0x20
 #define SROCE_OP_UD		0x60
+#define SROCE_OP_XRC		0xa0	/* the RC opcodes + 0xa0 (IBTA table 38) */
 
-/* extension headers present after the BTH, in wire order: RETH/DETH/ATMETH,
- * AETH, ATMACK, IMM/IETH; PAYLOAD = the opcode may carry payload bytes */
+/* extension headers present after the BTH, in wire order: DETH, XRCETH,
+ * RETH/ATMETH, AETH, ATMACK, IMM/IETH; PAYLOAD = the opcode may carry
+ * payload bytes */
 enum {
 	SROCE_HDR_RETH		= 1 << 0,
 	SROCE_HDR_AETH		= 1 << 1,
@@ -101,6 +104,7 @@ enum {
 	SROCE_HDR_DETH		= 1 << 5,
 	SROCE_HDR_IETH		= 1 << 6,
 	SROCE_HDR_PAYLOAD	= 1 << 7,
+	SROCE_HDR_XRCETH	= 1 << 8,	/* right after the BTH, XRC requests */
 };
 
 /* properties of an opcode */
@@ -226,6 +230,8 @@ struct sroce_pkt {
 	uint32_t qkey, sqpn;
 	/* IETH */
 	uint32_t ieth_rkey;
+	/* XRCETH: the XRC SRQ the request is for */
+	uint32_t xrcsrq;
 	uint16_t payload_off;	/* offset of the payload in frame */
 	uint32_t payload_len;	/* payload bytes, pad and ICRC excluded */
 	uint32_t icrc;		/* as read from the wire (little-endian u32, see icrc_calc) */
