@@ -111,6 +111,16 @@ lab_up() {	# lab_up NETDEV_MTU
 	fi
 	vm "ip neigh replace $FAKE_IP lladdr $FAKE_MAC dev eth0 nud permanent" || return 1
 	GIDX=$(vm rxelab-gid) || return 1
+	# rxe's IPv6 link-local GID (RoCE v2): index 0 on a netdev, as softroce's;
+	# read from ibv_devinfo -v ("GID[  0]:  fe80:...:0011, RoCE v2")
+	GIDX6=$(vm "ibv_devinfo -v -d rxe0" |
+		sed -n 's/^[[:space:]]*GID\[ *\([0-9]*\)\]:[[:space:]]*fe80:.*v2.*/\1/p' | head -1)
+	GIDX6=${GIDX6:-0}
+	# the namespace's kernel owns the veth's link-local address too (same
+	# MAC, same EUI-64): without IPv6 there it neither answers RoCE frames
+	# to that address with ICMPv6 port unreachable nor races softroce's
+	# neighbour advertisements; af_packet still sees every frame
+	ip netns exec "$NS" sysctl -qw "net.ipv6.conf.$VETH.disable_ipv6=1" || return 1
 	return 0
 }
 
@@ -227,9 +237,13 @@ case_oob() {	# case_oob TEST
 	result "$name" "$r"
 }
 
-case_pingpong() {	# case_pingpong ROLE SIZE ITERS [PCAP]
-	local role=$1 size=$2 iters=$3 pcap=${4:-} name r peer='' dev=''
-	name="pingpong-pv-$role-${size}B-mtu$ROCEMTU${pcap:+-pcap}"
+case_pingpong() {	# case_pingpong ROLE SIZE ITERS [PCAP [IPV6]]
+	local role=$1 size=$2 iters=$3 pcap=${4:-} v6=${5:-} name r peer='' dev=''
+	local g=1 vg=$GIDX
+	# IPv6: both sides' link-local GID; softroce resolves rxe's MAC by
+	# neighbour discovery, rxe (the VM's kernel) ours
+	[ -n "$v6" ] && g=0 && vg=$GIDX6
+	name="pingpong${v6:+-ipv6}-pv-$role-${size}B-mtu$ROCEMTU${pcap:+-pcap}"
 	[ -n "$pcap" ] || want "$name" || return 0
 	if [ ! -x "$PINGPONG" ]; then
 		result "$name" "pv-pingpong not built"
@@ -237,16 +251,16 @@ case_pingpong() {	# case_pingpong ROLE SIZE ITERS [PCAP]
 	fi
 	[ -n "$pcap" ] && dev=",pcap=$pcap"
 	[ "$role" = client ] && peer=$VM_IP
-	local opts="-g 1 -s $size -n $iters -m $ROCEMTU -c"
+	local opts="-g $g -s $size -n $iters -m $ROCEMTU -c"
 	mapfile -t eal < <(pv_eal "$dev")
 	if [ "$role" = server ]; then
 		# shellcheck disable=SC2086
 		run_pair "$name" server "$PINGPONG" "${eal[@]}" -- $opts @vm \
-			"ibv_rc_pingpong -d rxe0 -g $GIDX -s $size -n $iters -m $ROCEMTU -c $PV_TCP"
+			"ibv_rc_pingpong -d rxe0 -g $vg -s $size -n $iters -m $ROCEMTU -c $PV_TCP"
 	else
 		# shellcheck disable=SC2086
 		run_pair "$name" client "$PINGPONG" "${eal[@]}" -- $opts $peer @vm \
-			"ibv_rc_pingpong -d rxe0 -g $GIDX -s $size -n $iters -m $ROCEMTU -c"
+			"ibv_rc_pingpong -d rxe0 -g $vg -s $size -n $iters -m $ROCEMTU -c"
 	fi
 	r=$(pair_reason "$name")
 	if [ -z "$r" ]; then
@@ -350,6 +364,11 @@ for NETMTU in $MTUS; do
 			iters=100
 			[ "$size" -ge 65536 ] && iters=20
 			case_pingpong "$role" "$size" "$iters"
+		done
+		# RoCEv2 over IPv6 link-local (-g 0), one size per segmentation case;
+		# UD (ibv_ud_pingpong -g 0) needs a UD mode pv-pingpong lacks
+		for size in 8 4100; do
+			case_pingpong "$role" "$size" 100 "" ipv6
 		done
 	done
 	for role in client server; do

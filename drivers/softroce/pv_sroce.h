@@ -77,6 +77,11 @@ struct pv_sroce_stats {
 	uint64_t neigh_resolved;	/**< resolutions answered (and senders learned) */
 	uint64_t neigh_failed;		/**< resolutions that got no answer in arp_timeout_ms */
 	uint64_t neigh_pending;		/**< gauge: resolutions in progress now (INCOMPLETE) */
+	uint64_t ndp_rx;		/**< ICMPv6 neighbour solicitations and advertisements received */
+	uint64_t ndp_tx;		/**< neighbour solicitations and advertisements sent */
+	uint64_t lo_pkts;		/**< frames to our own addresses, received without the port */
+	uint64_t lo_drops;		/**< loopback frames dropped: the loopback ring was full */
+	uint64_t rx_drop_vlan;		/**< dropped: VLAN ID other than vlan= (untagged, vlan>0) */
 	/** BIND_MW / LOCAL_INV work requests that failed (the QP went to ERR) */
 	uint64_t local_op_errors;
 	/** SEND_WITH_INV received whose rkey could not be invalidated (NAKed) */

@@ -60,7 +60,8 @@ sroce_bg_next_us(const struct sroce_dev *dev)
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz(), next = UINT64_MAX;
 	uint32_t q, i, d;
 
-	if (dev->tx_head != dev->tx_tail)
+	/* frames to send, or looped back to receive (loopback needs no RX interrupt) */
+	if (dev->tx_head != dev->tx_tail || dev->lo_head != dev->lo_tail)
 		next = SROCE_BG_BUSY_US;
 	if (dev->neigh_next_tsc != UINT64_MAX)
 		next = RTE_MIN(next, sroce_bg_us_until(dev->neigh_next_tsc, now, hz));

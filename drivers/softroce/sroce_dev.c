@@ -12,7 +12,13 @@
  *                   [,drop_rx_one_in=N][,max_qp=N][,max_mr=N][,seed=N]
  *                   [,{tx,rx}_{drop,corrupt,dup,reorder,delay}_ppm=N]
  *                   [,{tx,rx}_{reorder,delay}_us=N]
- *                   [,progress=thread_safe|app]
+ *                   [,progress=thread_safe|app][,ip6=ADDR[;ADDR...]]...
+ *                   [,vlan=ID[,pcp=N]]
+ *
+ * ip6= (repeatable, or a semicolon list) adds IPv6 addresses to the GID
+ * table after the IPv4-mapped entry, as rxe lists a netdev's addresses;
+ * vlan= tags every frame sent with 802.1Q (VID 0..4094, PCP pcp=, 0..7) and
+ * drops received frames of other VLANs.
  *
  * max_qp (default and maximum 65536) and max_mr (default and maximum
  * 1048575) size the QPN and key tables at probe.
@@ -63,7 +69,42 @@ struct sroce_devargs {
 	uint32_t max_mr;
 	int progress;		/* enum pv_progress_mode, -1: not given */
 	struct pv_sroce_fault fault;
+	uint8_t ip6[SROCE_MAX_IP6][16];
+	uint32_t nb_ip6;
+	int vlan;		/* -1: untagged */
+	uint32_t pcp;
 };
+
+/* ip6=A[;B...]: unicast IPv6 addresses, not IPv4-mapped, no duplicates */
+static int
+sroce_devarg_ip6(struct sroce_devargs *a, const char *value)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (rte_strscpy(buf, value, sizeof(buf)) < 0)
+		return -EINVAL;
+	for (tok = strtok_r(buf, ";", &save); tok != NULL; tok = strtok_r(NULL, ";", &save)) {
+		struct in6_addr in6;
+		uint32_t i;
+
+		if (inet_pton(AF_INET6, tok, &in6) != 1 || in6.s6_addr[0] == 0xff ||
+		    sroce_gid_is_v4(in6.s6_addr) || IN6_IS_ADDR_UNSPECIFIED(&in6)) {
+			SROCE_LOG(ERR, "ip6=%s: not a unicast IPv6 address", tok);
+			return -EINVAL;
+		}
+		for (i = 0; i < a->nb_ip6; i++)
+			if (memcmp(a->ip6[i], in6.s6_addr, 16) == 0)
+				break;
+		if (i < a->nb_ip6)
+			continue;
+		if (a->nb_ip6 == SROCE_MAX_IP6) {
+			SROCE_LOG(ERR, "ip6=: more than %d addresses", SROCE_MAX_IP6);
+			return -EINVAL;
+		}
+		memcpy(a->ip6[a->nb_ip6++], in6.s6_addr, 16);
+	}
+	return 0;
+}
 
 static int
 sroce_parse_u32(const char *value, uint32_t *out)
@@ -120,6 +161,16 @@ sroce_devarg_kv(const char *key, const char *value, void *opaque)
 			return -EINVAL;
 		a->ip = in.s_addr;
 		a->has_ip = 1;
+	} else if (strcmp(key, "ip6") == 0) {
+		return sroce_devarg_ip6(a, value);
+	} else if (strcmp(key, "vlan") == 0) {
+		/* 4095 is reserved (IEEE 802.1Q 9.6) */
+		if (sroce_parse_u32(value, &v) != 0 || v > 4094)
+			return -EINVAL;
+		a->vlan = (int)v;
+	} else if (strcmp(key, "pcp") == 0) {
+		if (sroce_parse_u32(value, &a->pcp) != 0 || a->pcp > 7)
+			return -EINVAL;
 	} else if (strcmp(key, "mac") == 0) {
 		if (rte_ether_unformat_addr(value, &a->mac) != 0)
 			return -EINVAL;
@@ -201,9 +252,10 @@ sroce_mtu_from_eth(uint32_t eth_mtu)
 }
 
 static void
-sroce_gid_init(struct sroce_dev *dev)
+sroce_gid_init(struct sroce_dev *dev, const struct sroce_devargs *a)
 {
-	uint8_t *g0 = dev->gid[0].raw, *g1 = dev->gid[1].raw;
+	uint8_t *g0 = dev->gid[SROCE_GID_LL].raw, *g1 = dev->gid[SROCE_GID_IPV4].raw;
+	uint32_t i;
 	const uint8_t *m = dev->mac.addr_bytes;
 
 	/* index 0: IPv6 link-local from the MAC's modified EUI-64 (RFC 4291) */
@@ -225,6 +277,33 @@ sroce_gid_init(struct sroce_dev *dev)
 	memcpy(&g1[12], &dev->ip, 4);
 	/* node GUID = the EUI-64 (interface id of GID 0) */
 	memcpy(&dev->ibdev.node_guid, &g0[8], 8);
+	/* then the configured IPv6 addresses, in the order given */
+	for (i = 0; i < a->nb_ip6; i++)
+		memcpy(dev->gid[2 + i].raw, a->ip6[i], 16);
+	dev->nb_gid = (uint8_t)(2 + a->nb_ip6);
+}
+
+/*
+ * Receive the multicast frames neighbour discovery needs on a port that
+ * filters (real NICs): the solicited-node groups of our IPv6 addresses and
+ * all-nodes. The filter list, else all multicast; virtual ports ignore both.
+ */
+static void
+sroce_mc_setup(struct sroce_dev *dev)
+{
+	struct rte_ether_addr mc[SROCE_GID_TBL_LEN];
+	uint32_t i, n = 0;
+
+	mc[n++] = (struct rte_ether_addr){ { 0x33, 0x33, 0, 0, 0, 1 } };
+	for (i = 0; i < dev->nb_gid; i++) {
+		if (i == SROCE_GID_IPV4)
+			continue;
+		mc[n] = (struct rte_ether_addr){ { 0x33, 0x33, 0xff } };
+		memcpy(&mc[n].addr_bytes[3], dev->gid[i].raw + 13, 3);
+		n++;
+	}
+	if (rte_eth_dev_set_mc_addr_list(dev->port_id, mc, n) != 0)
+		(void)rte_eth_allmulticast_enable(dev->port_id);
 }
 
 static int
@@ -544,6 +623,7 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	a.arp_timeout_ms = 3000;
 	a.max_qp = SROCE_MAX_QP;
 	a.max_mr = SROCE_MAX_MR;
+	a.vlan = -1;
 	ret = pv_devargs_parse(args, sroce_devarg_kv, &a);
 	if (ret != 0) {
 		SROCE_LOG(ERR, "bad devargs \"%s\"", args);
@@ -569,6 +649,13 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	dev->ip_host = rte_be_to_cpu_32(a.ip);
 	dev->verify_icrc = a.icrc;
 	dev->arp_timeout_ms = a.arp_timeout_ms;
+	dev->l3_off = SROCE_ETH_HLEN;
+	if (a.vlan >= 0) {
+		dev->vlan_on = 1;
+		dev->vid = (uint16_t)a.vlan;
+		dev->vlan_tci = (uint16_t)(a.pcp << 13 | (uint32_t)a.vlan);
+		dev->l3_off += SROCE_VLAN_HLEN;
+	}
 	dev->fault = a.fault;
 	dev->fault_rng = 1;
 	pv_sroce_fault_reset(dev);
@@ -608,7 +695,8 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	dev->ibdev.node_type = PV_NODE_CA;
 	dev->ibdev.transport_type = PV_TRANSPORT_IB;
 	dev->ibdev.driver_data = dev;
-	sroce_gid_init(dev);
+	sroce_gid_init(dev, &a);
+	sroce_mc_setup(dev);
 	*dev_p = dev;
 	return 0;
 
@@ -779,7 +867,7 @@ sroce_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_at
 	attr->phys_state = up ? 5 : 3;	/* LinkUp : Disabled */
 	attr->max_mtu = PV_MTU_4096;
 	attr->active_mtu = dev->active_mtu;
-	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
+	attr->gid_tbl_len = dev->nb_gid;
 	attr->port_cap_flags = PV_PORT_CM_SUP | PV_PORT_IP_BASED_GIDS;
 	attr->max_msg_sz = SROCE_MAX_MSG;
 	/* UD packets dropped for a Q_Key mismatch (32 bits, wraps) */
@@ -802,7 +890,7 @@ sroce_query_gid(struct pv_context *context, uint8_t port_num, int index, union p
 {
 	struct sroce_dev *dev = sroce_dev_of(context);
 
-	if (port_num != 1 || index < 0 || index >= SROCE_GID_TBL_LEN)
+	if (port_num != 1 || index < 0 || index >= dev->nb_gid)
 		return EINVAL;
 	*gid = dev->gid[index];
 	return 0;

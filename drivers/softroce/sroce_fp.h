@@ -230,10 +230,13 @@ sroce_frame_nombuf(struct sroce_dev *dev)
 }
 
 /*
- * One body for every frame: the Eth/IPv4/UDP headers come from the QP's
- * template (connected QPs, BTH included) or from the address handle @p ah
- * (UD: UDP source port, P_Key and destination QPN @p dqpn written here);
- * then lengths, IPv4 checksum, BTH and the zeroed pad.
+ * One body for every frame: the Eth[/802.1Q]/IP/UDP headers come from the
+ * QP's template (connected QPs, BTH included) or from the address handle
+ * @p ah (UD: UDP source port, P_Key and destination QPN @p dqpn written
+ * here); then lengths, the IPv4 checksum, BTH and the zeroed pad. A template
+ * is copied whole (SROCE_HDR_TMPL_MAX, a constant size) whatever its family;
+ * IPv4 and IPv6 differ in one branch per frame (the length fields), each
+ * family having its own prebuilt template.
  *
  * Always inlined: with the UC requester as a fourth caller gcc outlined it
  * (a call per packet, no constant folding of ext_len/ackreq): 4% fewer
@@ -245,41 +248,56 @@ sroce_frame_open(struct sroce_qp *qp, const struct sroce_ah *ah, uint32_t dqpn, 
 		 uint8_t **ext_p, const unsigned int qpf)
 {
 	struct sroce_dev *dev = qp->dev;
+	const struct sroce_path *path = (qpf & SROCE_QPF_UD) ? &ah->path : &qp->path;
 	uint32_t pad = (4 - (paylen & 3)) & 3;
-	uint32_t iplen = SROCE_IPV4_HLEN + SROCE_UDP_HLEN + SROCE_BTH_LEN + ext_len + paylen +
-			 pad + SROCE_ICRC_LEN;
-	uint32_t sum;
+	uint32_t l4len = SROCE_UDP_HLEN + SROCE_BTH_LEN + ext_len + paylen + pad +
+			 SROCE_ICRC_LEN;
+	uint32_t hlen = path->hdr_len;
+	uint32_t sum, iplen;
 	struct rte_mbuf *m;
 	struct sroce_bth *bth;
-	uint8_t *p, *ip;
+	uint8_t *p, *ip, *udp;
 
 	m = sroce_mbuf_alloc(dev->mp);
 	if (unlikely(m == NULL))
 		return sroce_frame_nombuf(dev);
 	p = rte_pktmbuf_mtod(m, uint8_t *);
-	m->data_len = (uint16_t)(SROCE_ETH_HLEN + iplen);
-	m->pkt_len = m->data_len;
-	ip = p + SROCE_ETH_HLEN;
+	ip = p + path->l3_off;
 	if (qpf & SROCE_QPF_UD) {
-		rte_memcpy(p, ah->hdr, SROCE_L2L4_HLEN);
-		ip[SROCE_IPV4_HLEN] = qp->ud_sport >> 8;
-		ip[SROCE_IPV4_HLEN + 1] = qp->ud_sport & 0xff;
-		sum = ah->ip_sum + iplen;
+		rte_memcpy(p, ah->hdr, SROCE_HDR_TMPL_MAX);
+		sum = ah->ip_sum;
 	} else {
-		rte_memcpy(p, qp->hdr, SROCE_HDR_TMPL_LEN);
-		sum = qp->ip_sum + iplen;
+		rte_memcpy(p, qp->hdr, SROCE_HDR_TMPL_MAX);
+		sum = qp->ip_sum;
 	}
-	ip[2] = iplen >> 8;
-	ip[3] = iplen & 0xff;
-	/* the template's header sum excludes tot_len; add it and fold */
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = ~sum & 0xffff;
-	ip[10] = sum >> 8;
-	ip[11] = sum & 0xff;
-	ip[SROCE_IPV4_HLEN + 4] = (iplen - SROCE_IPV4_HLEN) >> 8;
-	ip[SROCE_IPV4_HLEN + 5] = (iplen - SROCE_IPV4_HLEN) & 0xff;
-	bth = (struct sroce_bth *)(p + SROCE_L2L4_HLEN);
+	if (likely(!path->ip6)) {
+		udp = ip + SROCE_IPV4_HLEN;
+		iplen = SROCE_IPV4_HLEN + l4len;
+		ip[2] = iplen >> 8;
+		ip[3] = iplen & 0xff;
+		/* the template's header sum excludes tot_len; add it and fold */
+		sum += iplen;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = ~sum & 0xffff;
+		ip[10] = sum >> 8;
+		ip[11] = sum & 0xff;
+	} else {
+		/* IPv6 payload length: the UDP datagram */
+		udp = ip + SROCE_IPV6_HLEN;
+		iplen = SROCE_IPV6_HLEN + l4len;
+		ip[4] = l4len >> 8;
+		ip[5] = l4len & 0xff;
+	}
+	m->data_len = (uint16_t)(path->l3_off + iplen);
+	m->pkt_len = m->data_len;
+	if (qpf & SROCE_QPF_UD) {
+		udp[0] = qp->ud_sport >> 8;
+		udp[1] = qp->ud_sport & 0xff;
+	}
+	udp[4] = l4len >> 8;
+	udp[5] = l4len & 0xff;
+	bth = (struct sroce_bth *)(udp + SROCE_UDP_HLEN);
 	bth->opcode = opcode;
 	bth->flags = (se ? SROCE_BTH_SE : 0) | pad << SROCE_BTH_PAD_SHIFT;
 	if (qpf & SROCE_QPF_UD) {
@@ -287,9 +305,9 @@ sroce_frame_open(struct sroce_qp *qp, const struct sroce_ah *ah, uint32_t dqpn, 
 		bth->qpn = rte_cpu_to_be_32(dqpn);
 	}
 	bth->apsn = rte_cpu_to_be_32((ackreq ? SROCE_BTH_ACKREQ : 0) | psn);
-	*ext_p = p + SROCE_HDR_TMPL_LEN;
+	*ext_p = p + hlen;
 	if (pad != 0)
-		memset(p + SROCE_HDR_TMPL_LEN + ext_len + paylen, 0, pad);
+		memset(p + hlen + ext_len + paylen, 0, pad);
 	return m;
 }
 

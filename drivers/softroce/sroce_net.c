@@ -24,6 +24,88 @@
 
 #define SROCE_PCAP_CHUNK 32
 
+uint32_t
+pv_sroce_eth_hdr_put(const struct sroce_dev *dev, uint8_t *p, const uint8_t dmac[6],
+		     uint16_t ethertype)
+{
+	uint32_t l3 = SROCE_ETH_HLEN;
+
+	memcpy(p, dmac, RTE_ETHER_ADDR_LEN);
+	memcpy(p + 6, dev->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	if (dev->vlan_on) {
+		/* as a VLAN netdev sends it: the tag, then the real ethertype */
+		p[12] = SROCE_ETHERTYPE_VLAN >> 8;
+		p[13] = SROCE_ETHERTYPE_VLAN & 0xff;
+		p[14] = dev->vlan_tci >> 8;
+		p[15] = dev->vlan_tci & 0xff;
+		l3 += SROCE_VLAN_HLEN;
+	}
+	p[l3 - 2] = ethertype >> 8;
+	p[l3 - 1] = ethertype & 0xff;
+	return l3;
+}
+
+int
+pv_sroce_hdr_build(const struct sroce_dev *dev, uint8_t *hdr,
+		   const struct rte_ether_addr *dmac, uint8_t sgid_index,
+		   const uint8_t dgid[16], uint8_t tclass, uint8_t hop_limit, uint16_t sport,
+		   uint32_t dqpn, struct sroce_path *path, uint32_t *ip_sum_p)
+{
+	const uint8_t *sgid;
+	uint8_t *ip, *udp;
+	struct sroce_bth *bth;
+	uint32_t l3, sum = 0, i;
+	int v6;
+
+	if (sgid_index >= dev->nb_gid)
+		return -EINVAL;
+	sgid = dev->gid[sgid_index].raw;
+	v6 = !sroce_gid_is_v4(sgid);
+	if (v6 == sroce_gid_is_v4(dgid))
+		return -EINVAL;		/* one family per path */
+	memset(hdr, 0, SROCE_HDR_TMPL_MAX);
+	l3 = pv_sroce_eth_hdr_put(dev, hdr, dmac->addr_bytes,
+				  v6 ? SROCE_ETHERTYPE_IPV6 : SROCE_ETHERTYPE_IPV4);
+	ip = hdr + l3;
+	if (!v6) {
+		ip[0] = 0x45;
+		ip[1] = tclass;
+		/* tot_len (2..3) and checksum (10..11) patched per packet; id 0 with DF */
+		ip[6] = 0x40;
+		ip[8] = hop_limit;
+		ip[9] = 17;
+		memcpy(ip + 12, sgid + 12, 4);
+		memcpy(ip + 16, dgid + 12, 4);
+		for (i = 0; i < SROCE_IPV4_HLEN; i += 2)
+			sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+		udp = ip + SROCE_IPV4_HLEN;
+	} else {
+		/* version 6, traffic class, flow label 0 (rxe: ip6_flow_hdr(.., 0)) */
+		ip[0] = 0x60 | tclass >> 4;
+		ip[1] = (uint8_t)(tclass << 4);
+		/* payload length (4..5) patched per packet */
+		ip[6] = 17;
+		ip[7] = hop_limit;
+		memcpy(ip + 8, sgid, 16);
+		memcpy(ip + 24, dgid, 16);
+		udp = ip + SROCE_IPV6_HLEN;
+	}
+	udp[0] = sport >> 8;
+	udp[1] = sport & 0xff;
+	udp[2] = SROCE_UDP_PORT >> 8;
+	udp[3] = SROCE_UDP_PORT & 0xff;
+	/* UDP length patched per packet, checksum 0 (as rxe, IPv6 too) */
+	bth = (struct sroce_bth *)(udp + SROCE_UDP_HLEN);
+	bth->pkey = rte_cpu_to_be_16(SROCE_DEFAULT_PKEY);
+	bth->qpn = rte_cpu_to_be_32(dqpn & SROCE_QPN_MASK);
+	path->hdr_len = (uint8_t)(udp + SROCE_UDP_HLEN + SROCE_BTH_LEN - hdr);
+	path->l3_off = (uint8_t)l3;
+	path->ip6 = (uint8_t)v6;
+	memcpy(path->dst, dgid, 16);
+	*ip_sum_p = sum;
+	return 0;
+}
+
 void
 pv_sroce_pcap_burst(struct sroce_dev *dev, struct rte_mbuf *const *pkts, uint16_t n,
 		    enum rte_pcapng_direction dir)
@@ -262,14 +344,27 @@ sroce_fault_one_in(struct sroce_dev *dev, uint32_t n)
 	return (dev->fault_rng >> 8) % n == 0;
 }
 
+/* an ARP or ICMPv6 frame (after an optional 802.1Q tag) */
+static inline int
+sroce_frame_is_nd(const uint8_t *p)
+{
+	uint32_t l3 = SROCE_ETH_HLEN;
+
+	if (p[12] == 0x81 && p[13] == 0x00)
+		l3 += SROCE_VLAN_HLEN;
+	if (p[l3 - 2] == 0x08 && p[l3 - 1] == 0x06)
+		return 1;
+	return p[l3 - 2] == 0x86 && p[l3 - 1] == 0xdd && p[l3 + 6] == 58;
+}
+
 static inline int
 sroce_tx_fault_drop(struct sroce_dev *dev, const struct rte_mbuf *m)
 {
 	const struct pv_sroce_fault *f = &dev->fault;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 
-	if (p[12] == 0x08 && p[13] == 0x06)
-		return 0;	/* ARP is never touched */
+	if (sroce_frame_is_nd(p))
+		return 0;	/* ARP and neighbour discovery are never touched */
 	dev->fault_tx_cnt++;
 	return f->drop_tx_all ||
 	       (f->drop_tx_every != 0 && dev->fault_tx_cnt % f->drop_tx_every == 0) ||
@@ -363,16 +458,64 @@ pv_sroce_tx_flush(struct sroce_dev *dev)
 	}
 }
 
+/*
+ * With vlan=, a frame of another VLAN (or untagged, unless vlan=0: priority
+ * tagged and untagged frames are the same network) is not ours, as a Linux
+ * VLAN netdev does not see it. @return non-zero to drop (counted)
+ */
+static __rte_noinline int
+sroce_rx_vlan_drop(struct sroce_dev *dev, uint16_t tci, int tagged)
+{
+	if (!dev->vlan_on || (tagged ? (tci & 0xfff) == dev->vid : dev->vid == 0))
+		return 0;
+	dev->stats.rx_drop_vlan++;
+	return 1;
+}
+
 static __rte_noinline void
 sroce_rx_other(struct sroce_dev *dev, struct rte_mbuf *m)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t l3 = SROCE_ETH_HLEN;
+	uint16_t type;
+	int tagged = 0;
 
-	if (m->data_len >= 14 && p[12] == 0x08 && p[13] == 0x06) {
-		pv_sroce_arp_rx(dev, m);
-		return;
+	if (m->data_len < SROCE_ETH_HLEN)
+		goto drop;
+	type = (uint16_t)(p[12] << 8 | p[13]);
+	if (type == SROCE_ETHERTYPE_VLAN) {
+		if (m->data_len < SROCE_ETH_HLEN + SROCE_VLAN_HLEN)
+			goto drop;
+		tagged = 1;
+		l3 += SROCE_VLAN_HLEN;
+		type = (uint16_t)(p[16] << 8 | p[17]);
 	}
+	if (type != SROCE_ETHERTYPE_ARP && type != SROCE_ETHERTYPE_IPV6)
+		goto drop;
+	if (unlikely(dev->vlan_on) &&
+	    sroce_rx_vlan_drop(dev, tagged ? (uint16_t)(p[14] << 8 | p[15]) : 0, tagged))
+		return;
+	if (type == SROCE_ETHERTYPE_ARP)
+		pv_sroce_arp_rx(dev, m, l3);
+	else
+		pv_sroce_ndp_rx(dev, m, l3);
+	return;
+drop:
 	dev->stats.rx_drop_other++;
+}
+
+/* a RoCEv2 frame not to our IPv4 address: to one of our IPv6 ones? */
+static __rte_noinline int
+sroce_rx_dst_ok(const struct sroce_dev *dev, const struct sroce_pkt *pkt)
+{
+	uint32_t i;
+
+	if (pkt->ip_ver != 6)
+		return 0;
+	for (i = 0; i < dev->nb_gid; i++)
+		if (i != SROCE_GID_IPV4 && memcmp(dev->gid[i].raw, pkt->dip6, 16) == 0)
+			return 1;
+	return 0;
 }
 
 static __rte_noinline int
@@ -422,10 +565,14 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 			dev->stats.rx_drop_hdr++;
 		return;
 	}
-	if (unlikely(pkt.dip != dev->ip_host)) {
+	if (unlikely(pkt.dip != dev->ip_host) && !sroce_rx_dst_ok(dev, &pkt)) {
 		dev->stats.rx_drop_other++;
 		return;
 	}
+	/* one test for both: no tag and no vlan= (the common case) */
+	if (unlikely(pkt.vlan_tci != 0 || dev->vlan_on) &&
+	    sroce_rx_vlan_drop(dev, pkt.vlan_tci, pkt.l3_off != SROCE_ETH_HLEN))
+		return;
 	qp = sroce_qp_lookup(dev, pkt.dqpn);
 	if (unlikely(qp == NULL || !qp->in_list)) {
 		/* a QP in RESET or INIT exists but accepts nothing yet */
@@ -484,6 +631,30 @@ sroce_rx_held(struct sroce_dev *dev)
 	return n;
 }
 
+/*
+ * Receive the frames sent to our own addresses (pv_sroce_neigh_tx() queued
+ * them) like frames from the port: parsed, ICRC checked (icrc=1) and
+ * dispatched, as rxe_loopback() hands them to rxe_rcv(). Only the frames
+ * queued before this pass: the ACKs and responses they cause go out in the
+ * next one, so that no pass loops for ever. @return frames received
+ */
+static __rte_noinline int
+sroce_lo_rx(struct sroce_dev *dev)
+{
+	uint16_t tail = dev->lo_tail, n = 0;
+
+	while (dev->lo_head != tail) {
+		struct rte_mbuf *m = dev->lo_ring[dev->lo_head];
+
+		dev->lo_head = (dev->lo_head + 1) & (SROCE_LO_RING - 1);
+		sroce_rx_one(dev, m);
+		sroce_mbuf_free(m);
+		n++;
+	}
+	dev->stats.lo_pkts += n;
+	return n;
+}
+
 int
 pv_sroce_dev_progress(struct sroce_dev *dev)
 {
@@ -500,6 +671,8 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 		work = sroce_rx_held(dev);
 	else
 		work = 0;
+	if (unlikely(dev->lo_head != dev->lo_tail))
+		work += sroce_lo_rx(dev);
 	n = rte_eth_rx_burst(dev->port_id, 0, pkts, SROCE_RX_BURST);
 #ifdef __SANITIZE_THREAD__
 	for (i = 0; i < n; i++)

@@ -98,7 +98,11 @@ extern int pv_sroce_logtype;
 #define SROCE_MAX_RD_ATOMIC	16
 #define SROCE_MAX_MSG		0x80000000u
 #define SROCE_MIN_ACK_TIMEOUT_US 1000	/* shortest local ACK timeout (rxe: a jiffy) */
-#define SROCE_GID_TBL_LEN	2	/* 0: fe80::EUI-64, 1: ::ffff:a.b.c.d (as rxe) */
+#define SROCE_MAX_IP6		8	/* ip6= addresses of a device */
+/* GID table, in rxe's order: 0 fe80::EUI-64, 1 ::ffff:a.b.c.d, then the ip6= ones */
+#define SROCE_GID_LL		0
+#define SROCE_GID_IPV4		1
+#define SROCE_GID_TBL_LEN	(2 + SROCE_MAX_IP6)
 
 /* engine tuning */
 #define SROCE_RX_BURST		32
@@ -110,11 +114,14 @@ extern int pv_sroce_logtype;
 #define SROCE_NB_MBUF		8192
 #define SROCE_NB_RXD		1024
 #define SROCE_NB_TXD		1024
-#define SROCE_FRAME_MAX		(SROCE_L2L4_HLEN + SROCE_BTH_LEN + SROCE_ATMETH_LEN + \
+#define SROCE_FRAME_MAX		(SROCE_L2L4_HLEN_MAX + SROCE_BTH_LEN + SROCE_ATMETH_LEN + \
 				 SROCE_IMM_LEN + 4096 + SROCE_ICRC_LEN)
 /* data room: headroom + the largest RoCE frame at MTU 4096, rounded up */
 #define SROCE_MBUF_DATA		(RTE_PKTMBUF_HEADROOM + 4352)
-#define SROCE_HDR_TMPL_LEN	(SROCE_L2L4_HLEN + SROCE_BTH_LEN)	/* 54 */
+#define SROCE_HDR_TMPL_LEN	(SROCE_L2L4_HLEN + SROCE_BTH_LEN)	/* 54: Eth/IPv4/UDP/BTH */
+/* room of a header template: Eth/802.1Q/IPv6/UDP/BTH is 78; copied whole */
+#define SROCE_HDR_TMPL_MAX	80
+#define SROCE_LO_RING		1024	/* loopback frames waiting for the RX pass */
 
 #define SROCE_NEIGH_MAX		64	/* neighbour entries per device */
 #define SROCE_NEIGH_QLEN	64	/* frames queued per unresolved neighbour */
@@ -133,9 +140,12 @@ enum sroce_neigh_state {
 	SROCE_NEIGH_FAILED,
 };
 
-/** Neighbour entry: IPv4 (network order) -> MAC, and frames waiting for it. */
+/**
+ * Neighbour entry: IP address (16 bytes, network order; IPv4 as ::ffff:a.b.c.d)
+ * -> MAC, and frames waiting for it. ARP resolves IPv4, NDP IPv6.
+ */
 struct sroce_neigh {
-	uint32_t ip;
+	uint8_t ip[16];
 	struct rte_ether_addr mac;
 	uint8_t state;			/* enum sroce_neigh_state */
 	uint8_t probes;			/* requests sent by this resolution */
@@ -179,6 +189,11 @@ struct sroce_dev {
 	uint8_t verify_icrc;
 	uint8_t in_progress;		/* progress re-entry guard */
 	uint8_t tx_hook;		/* capture or TX fault injection: sroce_tx_hook() */
+	uint8_t vlan_on;		/* devarg vlan=: frames carry an 802.1Q tag */
+	uint16_t vid;			/* the VLAN ID of vlan=, 0 without it */
+	uint16_t vlan_tci;		/* PCP << 13 | VID, the tag we send */
+	uint16_t lo_head;		/* loopback: first frame not yet received */
+	uint16_t lo_tail;		/* loopback: next free slot of lo_ring */
 	struct rte_mempool *mp;
 	rte_pcapng_t *pcapng;		/* capture file (pcap= devarg), NULL = off */
 	uint32_t nb_qps;		/* entries used in qps[] */
@@ -210,13 +225,16 @@ struct sroce_dev {
 	uint8_t fault_rx_on;		/* fault.rx has a nonzero field */
 	struct sroce_fault_q fault_q[2];	/* SROCE_FAULT_TX, SROCE_FAULT_RX */
 	struct rte_mbuf *tx_ring[SROCE_TX_RING];
+	struct rte_mbuf *lo_ring[SROCE_LO_RING];	/* frames to our own addresses */
 	/* identity */
 	struct rte_ether_addr mac;
 	uint32_t ip;			/* network order */
 	uint32_t ip_host;		/* host order, as sroce_pkt.dip */
 	uint16_t eth_mtu;
 	enum pv_mtu active_mtu;
-	union pv_gid gid[SROCE_GID_TBL_LEN];
+	union pv_gid gid[SROCE_GID_TBL_LEN];	/* entries [0, nb_gid) are valid */
+	uint8_t nb_gid;
+	uint8_t l3_off;			/* IP header offset of the frames we build: 14, 18 */
 	uint32_t arp_timeout_ms;	/* an unanswered resolution fails after it */
 	uint64_t neigh_next_tsc;	/* pv_sroce_neigh_timers() due, UINT64_MAX: none */
 	uint32_t neigh_evict;		/* next entry to consider for reuse */
@@ -305,15 +323,28 @@ struct sroce_mw {
 };
 
 /**
- * Address handle: the Ethernet/IPv4/UDP headers of a UD destination, built
- * (ARP resolved) at create; the UDP source port and the BTH are per QP/WR.
+ * Where a template's frames go (a QP's path or an AH): the shape of the
+ * prebuilt header, so that the fast path patches lengths at fixed offsets.
+ */
+struct sroce_path {
+	uint8_t hdr_len;		/* template bytes up to the end of the BTH */
+	uint8_t l3_off;			/* IP header offset: 14, 18 with a VLAN tag */
+	uint8_t ip6;			/* IPv6 (else IPv4) */
+	uint8_t dst[16];		/* destination IP, IPv4 as ::ffff:a.b.c.d */
+};
+
+/**
+ * Address handle: the Ethernet[/802.1Q]/IP/UDP headers of a UD destination,
+ * built (neighbour resolved) at create, with room for a BTH; the UDP source
+ * port and the BTH are per QP/WR.
  */
 struct sroce_ah {
 	struct pv_ah ibah;		/* must be first */
 	struct sroce_dev *dev;
 	TAILQ_ENTRY(sroce_ah) next;	/* on dev->ahs */
-	uint8_t hdr[SROCE_L2L4_HLEN];	/* Eth/IPv4/UDP, tot_len, checksum, sport 0 */
-	uint32_t ip_sum;		/* ones' complement sum of the IPv4 header, tot_len 0 */
+	uint8_t hdr[SROCE_HDR_TMPL_MAX];	/* Eth/IP/UDP, lengths, checksum, sport 0 */
+	uint32_t ip_sum;		/* IPv4: ones' complement header sum, tot_len 0 */
+	struct sroce_path path;
 };
 
 struct sroce_cq {
@@ -511,8 +542,9 @@ struct sroce_qp {
 	uint32_t mtu;			/* path MTU in bytes */
 	uint32_t dqpn;
 	uint16_t ud_sport;		/* UD: UDP source port of every frame */
-	uint8_t hdr[SROCE_HDR_TMPL_LEN];	/* Eth/IPv4/UDP/BTH template */
-	uint32_t ip_sum;		/* ones' complement sum of the IPv4 header, tot_len 0 */
+	uint8_t hdr[SROCE_HDR_TMPL_MAX];	/* Eth[/802.1Q]/IPv4 or IPv6/UDP/BTH template */
+	uint32_t ip_sum;		/* IPv4: ones' complement header sum, tot_len 0 */
+	struct sroce_path path;
 
 	/* requester */
 	struct {
@@ -914,25 +946,84 @@ struct pv_ah *pv_sroce_ah_create(struct pv_pd *pd, struct pv_ah_attr *attr);
 int pv_sroce_ah_destroy(struct pv_ah *ah);
 
 /* sroce_arp.c */
-/** An ARP frame received: answer requests for us, learn the sender. */
-void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m);
-/** Learn (or confirm) @p ip at @p mac: REACHABLE, queued frames sent. */
-void pv_sroce_arp_learn(struct sroce_dev *dev, uint32_t ip, const struct rte_ether_addr *mac);
 /**
- * The MAC of @p ip (network order) for a header template, without waiting.
- * @return 0 with *mac_p set; -EAGAIN unknown: a resolution started, *mac_p is
- *         zero (frames built from it wait in the neighbour's queue); -ENOSPC
- *         the table is full of unresolved entries (the first frame retries).
+ * An ARP frame received (@p l3: offset of the ARP header, after any VLAN
+ * tag): answer requests for us, learn the sender (RFC 826).
  */
-int pv_sroce_neigh_lookup(struct sroce_dev *dev, uint32_t ip, struct rte_ether_addr *mac_p);
-/** Send @p m, built with a zero destination MAC: patched, or queued. */
+void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3);
+/**
+ * An ICMPv6 frame received (@p l3: offset of the IPv6 header): neighbour
+ * solicitations for our addresses are answered with a solicited, override
+ * advertisement; solicitations and advertisements teach the sender's MAC
+ * (RFC 4861 7.2.3-7.2.5). Anything else (or a bad hop limit, length or
+ * checksum) is dropped and counted in rx_drop_other.
+ */
+void pv_sroce_ndp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3);
+/** Learn (or confirm) @p ip (16 bytes) at @p mac: REACHABLE, queued frames sent. */
+void pv_sroce_neigh_learn(struct sroce_dev *dev, const uint8_t ip[16],
+			  const struct rte_ether_addr *mac);
+/**
+ * The MAC of @p ip (16 bytes, IPv4 as ::ffff:a.b.c.d) for a header template,
+ * without waiting. IPv6 multicast (ff00::/8) maps to 33:33:xx:xx:xx:xx at
+ * once (RFC 2464 7); our own addresses give a zero MAC (loopback: frames
+ * reach pv_sroce_neigh_tx(), which hands them to our own receive path).
+ * @return 0 with *mac_p set (zero for our own address); -EAGAIN unknown: a
+ *         resolution (ARP request or neighbour solicitation) started, *mac_p
+ *         is zero (frames built from it wait in the neighbour's queue);
+ *         -ENOSPC the table is full of unresolved entries (the first frame
+ *         retries).
+ */
+int pv_sroce_neigh_lookup(struct sroce_dev *dev, const uint8_t ip[16],
+			  struct rte_ether_addr *mac_p);
+/**
+ * Send @p m, built with a zero destination MAC: to one of our own addresses
+ * it goes to the loopback ring (received in the next RX pass; dropped and
+ * counted in lo_drops when full), otherwise patched, or queued for its
+ * neighbour.
+ */
 void pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m);
+/** @return non-zero when @p ip (16 bytes) is one of the GIDs of @p dev. */
+int pv_sroce_addr_is_local(const struct sroce_dev *dev, const uint8_t ip[16]);
 /** Retries, failures and aging due at @p now; recomputes dev->neigh_next_tsc. */
 int pv_sroce_neigh_timers(struct sroce_dev *dev, uint64_t now);
-/** Free the queued frames (device teardown). */
+/** Free the queued and looped-back frames (device teardown). */
 void pv_sroce_neigh_fini(struct sroce_dev *dev);
 
 /* sroce_net.c */
+/**
+ * Write the Ethernet header of a frame we send at @p p: @p dmac, our MAC, the
+ * 802.1Q tag of vlan= if set (IEEE 802.1Q 9.6: TPID 0x8100, PCP, VID), then
+ * @p ethertype. @return the offset of the L3 header (14 or 18).
+ */
+uint32_t pv_sroce_eth_hdr_put(const struct sroce_dev *dev, uint8_t *p, const uint8_t dmac[6],
+			      uint16_t ethertype);
+/**
+ * Build the header template of a path: Ethernet (802.1Q tag when vlan= is
+ * set), IPv4 or IPv6 from the GID at @p sgid_index to @p dgid, UDP to 4791
+ * from @p sport (checksum 0, as rxe), and a BTH with the default P_Key and
+ * @p dqpn. Lengths (and the IPv4 checksum) are patched per frame.
+ * IPv4: TOS @p tclass, TTL @p hop_limit, DF, ID 0; IPv6: traffic class
+ * @p tclass, flow label 0 (as rxe's prepare6), hop limit @p hop_limit.
+ *
+ * @param hdr      SROCE_HDR_TMPL_MAX bytes.
+ * @param dmac     Destination MAC (zero: unresolved, or loopback).
+ * @param path     Filled: template length, IP offset, family, destination.
+ * @param ip_sum_p IPv4: ones' complement sum of the header without tot_len.
+ * @return 0; -EINVAL @p sgid_index not a valid GID, or @p dgid of the other
+ *         family (IPv4-mapped versus IPv6).
+ */
+int pv_sroce_hdr_build(const struct sroce_dev *dev, uint8_t *hdr,
+		       const struct rte_ether_addr *dmac, uint8_t sgid_index,
+		       const uint8_t dgid[16], uint8_t tclass, uint8_t hop_limit, uint16_t sport,
+		       uint32_t dqpn, struct sroce_path *path, uint32_t *ip_sum_p);
+/** @return non-zero when @p gid (16 bytes) is IPv4-mapped (::ffff:0:0/96). */
+static inline int
+sroce_gid_is_v4(const uint8_t *gid)
+{
+	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return memcmp(gid, v4map, sizeof(v4map)) == 0;
+}
 /** Progress every QP of @p dev; @return units of work done. */
 int pv_sroce_dev_progress(struct sroce_dev *dev);
 /** Hand queued frames to the PMD; keeps what it refuses. */

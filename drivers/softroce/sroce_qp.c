@@ -618,44 +618,6 @@ sroce_qp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 	return 0xc000 | ((fl & 0x3fff) ^ (fl >> 14));
 }
 
-static void
-sroce_qp_hdr_build(struct sroce_qp *qp, const struct rte_ether_addr *dmac, uint32_t dip)
-{
-	struct sroce_dev *dev = qp->dev;
-	uint8_t *h = qp->hdr;
-	uint8_t *ip = h + SROCE_ETH_HLEN;
-	uint8_t *udp = ip + SROCE_IPV4_HLEN;
-	struct sroce_bth *bth = (struct sroce_bth *)(udp + SROCE_UDP_HLEN);
-	uint16_t sport = sroce_qp_sport(qp->attr.ah_attr.grh.flow_label, qp->ibqp.qp_num,
-					qp->dqpn);
-	uint32_t sum = 0;
-	int i;
-
-	memset(h, 0, sizeof(qp->hdr));
-	memcpy(h, dmac->addr_bytes, 6);
-	memcpy(h + 6, dev->mac.addr_bytes, 6);
-	h[12] = 0x08;
-	h[13] = 0x00;
-	ip[0] = 0x45;
-	ip[1] = qp->attr.ah_attr.grh.traffic_class;
-	/* tot_len (2..3) and checksum (10..11) patched per packet; id 0 with DF */
-	ip[6] = 0x40;
-	ip[8] = 64;
-	ip[9] = 17;
-	memcpy(ip + 12, &dev->ip, 4);
-	memcpy(ip + 16, &dip, 4);
-	udp[0] = sport >> 8;
-	udp[1] = sport & 0xff;
-	udp[2] = SROCE_UDP_PORT >> 8;
-	udp[3] = SROCE_UDP_PORT & 0xff;
-	/* UDP length patched per packet, checksum 0 (as rxe) */
-	bth->pkey = rte_cpu_to_be_16(SROCE_DEFAULT_PKEY);
-	bth->qpn = rte_cpu_to_be_32(qp->dqpn & SROCE_QPN_MASK);
-	for (i = 0; i < SROCE_IPV4_HLEN; i += 2)
-		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
-	qp->ip_sum = sum;
-}
-
 /*
  * 4.096 us * 2^timeout; 0 means infinite (IBTA 9.7.6.1.3). Never below
  * SROCE_MIN_ACK_TIMEOUT_US, as rxe never arms its retransmit timer for less
@@ -690,10 +652,10 @@ static int
 sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
 {
 	struct sroce_dev *dev = qp->dev;
-	const uint8_t *g = qp->attr.ah_attr.grh.dgid.raw;
-	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	const struct pv_global_route *grh = &qp->attr.ah_attr.grh;
 	struct rte_ether_addr mac;
-	uint32_t dip;
+	uint16_t sport;
+	int ret;
 
 	RTE_SET_USED(attr);
 	if (qp->ibqp.qp_type == PV_QPT_UD) {
@@ -703,15 +665,19 @@ sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
 		qp->ud_sport = sroce_qp_sport(0, qp->ibqp.qp_num, 1);
 		return 0;
 	}
-	if ((qp->attr_mask & PV_QP_AV) == 0 || !qp->attr.ah_attr.is_global ||
-	    memcmp(g, v4map, sizeof(v4map)) != 0) {
-		SROCE_LOG(ERR, "qp 0x%x: RTR needs a global AV with an IPv4-mapped dgid "
-			  "(IPv6 RoCEv2 not implemented)", qp->ibqp.qp_num);
+	if ((qp->attr_mask & PV_QP_AV) == 0 || !qp->attr.ah_attr.is_global) {
+		SROCE_LOG(ERR, "qp 0x%x: RTR needs a global AV (RoCEv2: a GRH)", qp->ibqp.qp_num);
 		return EINVAL;
 	}
-	if (qp->attr.ah_attr.grh.sgid_index != 1) {
-		SROCE_LOG(ERR, "qp 0x%x: sgid_index %u: only index 1 (IPv4 RoCEv2) is usable",
-			  qp->ibqp.qp_num, qp->attr.ah_attr.grh.sgid_index);
+	if (grh->sgid_index >= dev->nb_gid ||
+	    sroce_gid_is_v4(dev->gid[grh->sgid_index].raw) != sroce_gid_is_v4(grh->dgid.raw)) {
+		SROCE_LOG(ERR, "qp 0x%x: sgid_index %u: no such GID, or dgid of the other family",
+			  qp->ibqp.qp_num, grh->sgid_index);
+		return EINVAL;
+	}
+	if (grh->dgid.raw[0] == 0xff ||
+	    (sroce_gid_is_v4(grh->dgid.raw) && (grh->dgid.raw[12] >> 4) == 0xe)) {
+		SROCE_LOG(ERR, "qp 0x%x: multicast dgid on a connected QP", qp->ibqp.qp_num);
 		return EINVAL;
 	}
 	if (qp->attr.path_mtu > dev->active_mtu || qp->attr.path_mtu < PV_MTU_256) {
@@ -719,17 +685,22 @@ sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
 			  pv_mtu_to_bytes(qp->attr.path_mtu), pv_mtu_to_bytes(dev->active_mtu));
 		return EINVAL;
 	}
-	memcpy(&dip, g + 12, 4);
-	if (dip == dev->ip) {
-		SROCE_LOG(ERR, "qp 0x%x: loopback to the own address is not implemented",
-			  qp->ibqp.qp_num);
-		return EINVAL;
-	}
-	/* never waits: frames wait for the neighbour instead (sroce_arp.c) */
-	(void)pv_sroce_neigh_lookup(dev, dip, &mac);
+	/*
+	 * never waits: frames wait for the neighbour instead (sroce_arp.c);
+	 * to our own address (loopback) the MAC stays zero and frames go to
+	 * the device's own receive path
+	 */
+	(void)pv_sroce_neigh_lookup(dev, grh->dgid.raw, &mac);
 	qp->mtu = pv_mtu_to_bytes(qp->attr.path_mtu);
 	qp->dqpn = qp->attr.dest_qp_num;
-	sroce_qp_hdr_build(qp, &mac, dip);
+	sport = sroce_qp_sport(grh->flow_label, qp->ibqp.qp_num, qp->dqpn);
+	/* IPv4: TTL 64 as before; IPv6: the AV's hop limit (rxe: both from the AV) */
+	ret = pv_sroce_hdr_build(dev, qp->hdr, &mac, grh->sgid_index, grh->dgid.raw,
+				 grh->traffic_class,
+				 sroce_gid_is_v4(grh->dgid.raw) ? 64 : grh->hop_limit, sport,
+				 qp->dqpn, &qp->path, &qp->ip_sum);
+	if (ret != 0)
+		return EINVAL;
 	if (mask & PV_QP_RQ_PSN)
 		qp->resp.epsn = qp->attr.rq_psn & SROCE_PSN_MASK;
 	return 0;

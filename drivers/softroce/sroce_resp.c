@@ -388,10 +388,15 @@ sroce_resp_ud_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, const unsig
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_LEN);
 		return;
 	}
-	/* RoCEv2 over IPv4: 20 zero bytes, then the IPv4 header as received */
-	memset(grh, 0, SROCE_GRH_LEN - SROCE_IPV4_HLEN);
-	memcpy(grh + SROCE_GRH_LEN - SROCE_IPV4_HLEN, pkt->frame + pkt->l3_off,
-	       SROCE_IPV4_HLEN);
+	/* RoCEv2 over IPv4: 20 zero bytes, then the IPv4 header as received;
+	 * over IPv6 the IPv6 header is the GRH (rxe and mlx5 write both so) */
+	if (unlikely(pkt->ip_ver == 6)) {
+		memcpy(grh, pkt->frame + pkt->l3_off, SROCE_IPV6_HLEN);
+	} else {
+		memset(grh, 0, SROCE_GRH_LEN - SROCE_IPV4_HLEN);
+		memcpy(grh + SROCE_GRH_LEN - SROCE_IPV4_HLEN, pkt->frame + pkt->l3_off,
+		       SROCE_IPV4_HLEN);
+	}
 	sroce_sge_copy_in(r->sge, &cur, grh, SROCE_GRH_LEN);
 	sroce_sge_copy_in(r->sge, &cur, pkt->frame + pkt->payload_off, pkt->payload_len);
 	sroce_resp_recv_complete(qp, pkt, pkt->payload_len + SROCE_GRH_LEN, PV_WC_RECV, qpf);

@@ -3,6 +3,7 @@
  * RoCEv2 wire layer: opcode table (IBTA vol. 1 9.2.1 table 38 and 9.3),
  * frame parser, ICRC (annex A17) and a one-line formatter.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,8 +17,9 @@
 
 #include "sroce_wire.h"
 
-#define ETHERTYPE_IPV4		0x0800
-#define ETHERTYPE_VLAN		0x8100
+#define ETHERTYPE_IPV4		SROCE_ETHERTYPE_IPV4
+#define ETHERTYPE_IPV6		SROCE_ETHERTYPE_IPV6
+#define ETHERTYPE_VLAN		SROCE_ETHERTYPE_VLAN
 #define IPPROTO_UDP_NUM		17
 #define IPV4_FRAG_MF		0x2000
 #define IPV4_FRAG_OFF_MASK	0x1fff
@@ -192,33 +194,45 @@ pv_sroce_icrc_calc(uint8_t *frame, uint32_t len_without_icrc)
 {
 	uint32_t l3 = SROCE_ETH_HLEN;
 	uint8_t *ip, *udp, *bth, *start;
-	uint8_t save_lrh[8], save_tos, save_ttl, save_resv8a;
+	uint8_t save_lrh[8], save_ip[4], save_ttl, save_resv8a;
 	uint8_t save_ipsum[2], save_udpsum[2];
 	uint32_t crc;
+	int v6;
 
 	if (unlikely(__atomic_load_n(&sroce_crc_ready, __ATOMIC_ACQUIRE) == 0))
 		pv_sroce_wire_init();
 	if (sroce_rd16(frame + 12) == ETHERTYPE_VLAN)
 		l3 += SROCE_VLAN_HLEN;
+	v6 = sroce_rd16(frame + l3 - 2) == ETHERTYPE_IPV6;
 	ip = frame + l3;
-	udp = ip + (ip[0] & 0x0f) * 4;
+	udp = v6 ? ip + SROCE_IPV6_HLEN : ip + (ip[0] & 0x0f) * 4;
 	bth = udp + SROCE_UDP_HLEN;
 	/* the 8 bytes of ones stand in for the LRH (annex A17.8); they overlay
 	 * the end of the Ethernet header so the CRC runs over one contiguous span
 	 */
 	start = ip - 8;
 	memcpy(save_lrh, start, 8);
-	save_tos = ip[1];
-	save_ttl = ip[8];
-	memcpy(save_ipsum, ip + 10, 2);
+	memcpy(save_ip, ip, 4);
 	memcpy(save_udpsum, udp + 6, 2);
 	save_resv8a = bth[4];
-
 	memset(start, 0xff, 8);
-	ip[1] = 0xff;
-	ip[8] = 0xff;
-	ip[10] = 0xff;
-	ip[11] = 0xff;
+	if (v6) {
+		/* traffic class and flow label (the version nibble stays), hop limit */
+		save_ttl = ip[7];
+		ip[0] |= 0x0f;
+		ip[1] = 0xff;
+		ip[2] = 0xff;
+		ip[3] = 0xff;
+		ip[7] = 0xff;
+	} else {
+		/* TOS, TTL, header checksum */
+		save_ttl = ip[8];
+		memcpy(save_ipsum, ip + 10, 2);
+		ip[1] = 0xff;
+		ip[8] = 0xff;
+		ip[10] = 0xff;
+		ip[11] = 0xff;
+	}
 	udp[6] = 0xff;
 	udp[7] = 0xff;
 	bth[4] = 0xff;
@@ -226,9 +240,13 @@ pv_sroce_icrc_calc(uint8_t *frame, uint32_t len_without_icrc)
 	crc = rte_net_crc_calc(start, len_without_icrc - l3 + 8, RTE_NET_CRC32_ETH);
 
 	memcpy(start, save_lrh, 8);
-	ip[1] = save_tos;
-	ip[8] = save_ttl;
-	memcpy(ip + 10, save_ipsum, 2);
+	memcpy(ip, save_ip, 4);
+	if (v6) {
+		ip[7] = save_ttl;
+	} else {
+		ip[8] = save_ttl;
+		memcpy(ip + 10, save_ipsum, 2);
+	}
 	memcpy(udp + 6, save_udpsum, 2);
 	bth[4] = save_resv8a;
 	return crc;
@@ -256,14 +274,18 @@ pv_sroce_icrc_check(uint8_t *frame, uint32_t len_with_icrc)
 	return 0;
 }
 
+static int sroce_pkt_parse6(const uint8_t *frame, uint32_t len, uint32_t l3, int verify_icrc,
+			    struct sroce_pkt *pkt);
+static inline int sroce_pkt_parse_l4(const uint8_t *frame, uint32_t l3, const uint8_t *udp,
+				     uint32_t udp_len, int verify_icrc, struct sroce_pkt *pkt);
+
 int
 pv_sroce_pkt_parse(const uint8_t *frame, uint32_t len, int verify_icrc,
 		   struct sroce_pkt *pkt)
 {
-	const struct sroce_opcode_info *info;
-	const uint8_t *ip, *udp, *bth, *h;
+	const uint8_t *ip, *udp;
 	uint32_t l3 = SROCE_ETH_HLEN;
-	uint32_t ihl, tot_len, udp_len, ib_len, rest, w;
+	uint32_t ihl, tot_len, udp_len;
 	uint16_t ethertype, frag;
 
 	if (unlikely(len < SROCE_ETH_HLEN))
@@ -278,6 +300,8 @@ pv_sroce_pkt_parse(const uint8_t *frame, uint32_t len, int verify_icrc,
 		ethertype = sroce_rd16(frame + 16);
 		l3 += SROCE_VLAN_HLEN;
 	}
+	if (ethertype == ETHERTYPE_IPV6)
+		return sroce_pkt_parse6(frame, len, l3, verify_icrc, pkt);
 	if (ethertype != ETHERTYPE_IPV4)
 		return -ENOENT;
 
@@ -309,6 +333,61 @@ pv_sroce_pkt_parse(const uint8_t *frame, uint32_t len, int verify_icrc,
 		     udp_len != tot_len - ihl ||
 		     udp_len < SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN))
 		return -EBADMSG;
+	pkt->ip_ver = 4;
+	pkt->tos = ip[1];
+	pkt->ttl = ip[8];
+	pkt->sip = sroce_rd32(ip + 12);
+	pkt->dip = sroce_rd32(ip + 16);
+	return sroce_pkt_parse_l4(frame, l3, udp, udp_len, verify_icrc, pkt);
+}
+
+/* IPv6 at @p l3 (no extension header: rxe and RoCE NICs send none) */
+static int
+sroce_pkt_parse6(const uint8_t *frame, uint32_t len, uint32_t l3, int verify_icrc,
+		 struct sroce_pkt *pkt)
+{
+	const uint8_t *ip = frame + l3, *udp;
+	uint32_t plen, udp_len, w;
+
+	if (unlikely(len < l3 + SROCE_IPV6_HLEN))
+		return -EBADMSG;
+	if (unlikely((ip[0] >> 4) != 6))
+		return -EBADMSG;
+	if (ip[6] != IPPROTO_UDP_NUM)
+		return -ENOENT;		/* ICMPv6 (neighbour discovery), extension headers */
+	if (unlikely(len < l3 + SROCE_IPV6_HLEN + SROCE_UDP_HLEN))
+		return -EBADMSG;
+	udp = ip + SROCE_IPV6_HLEN;
+	if (sroce_rd16(udp + 2) != SROCE_UDP_PORT)
+		return -ENOENT;
+	plen = sroce_rd16(ip + 4);
+	udp_len = sroce_rd16(udp + 4);
+	if (unlikely(plen > len - l3 - SROCE_IPV6_HLEN || udp_len != plen ||
+		     udp_len < SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN))
+		return -EBADMSG;
+	w = sroce_rd32(ip);
+	pkt->ip_ver = 6;
+	pkt->tos = (w >> 20) & 0xff;
+	pkt->flow_label = w & 0xfffff;
+	pkt->ttl = ip[7];
+	pkt->sip = 0;
+	pkt->dip = 0;
+	memcpy(pkt->sip6, ip + 8, 16);
+	memcpy(pkt->dip6, ip + 24, 16);
+	return sroce_pkt_parse_l4(frame, l3, udp, udp_len, verify_icrc, pkt);
+}
+
+/*
+ * UDP (dport checked) at @p udp of @p udp_len bytes, BTH, extension headers.
+ * Always inlined: the IPv4 parse stays one function, as before IPv6 came.
+ */
+static __rte_always_inline int
+sroce_pkt_parse_l4(const uint8_t *frame, uint32_t l3, const uint8_t *udp, uint32_t udp_len,
+		   int verify_icrc, struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info;
+	const uint8_t *bth, *h;
+	uint32_t ib_len, rest, w;
 
 	/* BTH */
 	bth = udp + SROCE_UDP_HLEN;
@@ -324,15 +403,11 @@ pv_sroce_pkt_parse(const uint8_t *frame, uint32_t len, int verify_icrc,
 		     (rest != 0 && !(info->hdrs & SROCE_HDR_PAYLOAD))))
 		return -EBADMSG;
 
-	pkt->frame_len = l3 + tot_len;
+	pkt->frame_len = (udp - frame) + udp_len;
 	pkt->l3_off = l3;
 	pkt->bth_off = bth - frame;
 	memcpy(pkt->dmac, frame, 6);
 	memcpy(pkt->smac, frame + 6, 6);
-	pkt->tos = ip[1];
-	pkt->ttl = ip[8];
-	pkt->sip = sroce_rd32(ip + 12);
-	pkt->dip = sroce_rd32(ip + 16);
 	pkt->sport = sroce_rd16(udp);
 	pkt->dport = SROCE_UDP_PORT;
 
@@ -439,6 +514,17 @@ sroce_fmt_ip(char *buf, size_t len, uint32_t ip, uint16_t port)
 			(ip >> 8) & 0xff, ip & 0xff, port);
 }
 
+/* [addr]:port, RFC 5952 text (inet_ntop) */
+static int
+sroce_fmt_ip6(char *buf, size_t len, const uint8_t ip6[16], uint16_t port)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(AF_INET6, ip6, a, sizeof(a)) == NULL)
+		snprintf(a, sizeof(a), "?");
+	return snprintf(buf, len, "[%s]:%u", a, port);
+}
+
 /* snprintf into buf at *off, keeping *off the would-be length like snprintf does */
 #define SROCE_FMT(buf, len, off, ...) do { \
 	size_t avail_ = (off) < (len) ? (len) - (off) : 0; \
@@ -451,11 +537,16 @@ int
 pv_sroce_pkt_format(const struct sroce_pkt *pkt, char *buf, size_t len)
 {
 	const struct sroce_opcode_info *info = &pv_sroce_opcode_info[pkt->opcode];
-	char src[32], dst[32];
+	char src[64], dst[64];
 	size_t off = 0;
 
-	sroce_fmt_ip(src, sizeof(src), pkt->sip, pkt->sport);
-	sroce_fmt_ip(dst, sizeof(dst), pkt->dip, pkt->dport);
+	if (pkt->ip_ver == 6) {
+		sroce_fmt_ip6(src, sizeof(src), pkt->sip6, pkt->sport);
+		sroce_fmt_ip6(dst, sizeof(dst), pkt->dip6, pkt->dport);
+	} else {
+		sroce_fmt_ip(src, sizeof(src), pkt->sip, pkt->sport);
+		sroce_fmt_ip(dst, sizeof(dst), pkt->dip, pkt->dport);
+	}
 	SROCE_FMT(buf, len, off, "%s > %s %s (0x%02x) qpn 0x%06x psn 0x%06x ackreq %u",
 		  src, dst, info->name != NULL ? info->name : "invalid", pkt->opcode,
 		  pkt->dqpn, pkt->psn, pkt->ackreq);

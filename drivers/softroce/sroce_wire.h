@@ -4,8 +4,8 @@
  * frame parser, ICRC and a one-line formatter. Shared by the engine and by
  * the pv-roce-decode tool. Private to drivers/softroce (and in-tree tools).
  *
- * Wire format (IBTA vol. 1 ch. 9 + annex A17, IPv4 only; RC, UC, UD, XRC):
- *   Ethernet [802.1Q] / IPv4 / UDP (dport 4791) / BTH / [ext hdrs] /
+ * Wire format (IBTA vol. 1 ch. 9 + annex A17; RC, UC, UD, XRC):
+ *   Ethernet [802.1Q] / IPv4 or IPv6 / UDP (dport 4791) / BTH / [ext hdrs] /
  *   payload / pad (0..3) / ICRC (4 bytes)
  */
 #ifndef PV_DRIVERS_SOFTROCE_SROCE_WIRE_H
@@ -23,6 +23,7 @@
 #define SROCE_ETH_HLEN		14
 #define SROCE_VLAN_HLEN		4
 #define SROCE_IPV4_HLEN		20
+#define SROCE_IPV6_HLEN		40
 #define SROCE_UDP_HLEN		8
 #define SROCE_BTH_LEN		12
 #define SROCE_RETH_LEN		16
@@ -37,6 +38,13 @@
 #define SROCE_UDP_PORT		4791
 /* Ethernet + IPv4 + UDP, no VLAN: offset of the BTH in a frame we build */
 #define SROCE_L2L4_HLEN		(SROCE_ETH_HLEN + SROCE_IPV4_HLEN + SROCE_UDP_HLEN)
+/* the longest: Ethernet + 802.1Q + IPv6 + UDP */
+#define SROCE_L2L4_HLEN_MAX	(SROCE_ETH_HLEN + SROCE_VLAN_HLEN + SROCE_IPV6_HLEN + \
+				 SROCE_UDP_HLEN)
+#define SROCE_ETHERTYPE_IPV4	0x0800
+#define SROCE_ETHERTYPE_ARP	0x0806
+#define SROCE_ETHERTYPE_VLAN	0x8100
+#define SROCE_ETHERTYPE_IPV6	0x86dd
 
 #define SROCE_PSN_MASK		0xffffffu
 #define SROCE_QPN_MASK		0xffffffu
@@ -205,13 +213,16 @@ static_assert(sizeof(struct sroce_deth) == SROCE_DETH_LEN, "DETH size");
 struct sroce_pkt {
 	const uint8_t *frame;	/* Ethernet header */
 	uint32_t frame_len;	/* bytes up to the end of the ICRC (Ethernet padding excluded) */
-	uint16_t l3_off;	/* offset of the IPv4 header: 14, or 18 with a VLAN tag */
+	uint16_t l3_off;	/* offset of the IP header: 14, or 18 with a VLAN tag */
 	uint16_t bth_off;	/* offset of the BTH */
 	uint16_t vlan_tci;	/* 0 without a VLAN tag */
 	uint8_t smac[6], dmac[6];
-	uint32_t sip, dip;
+	uint8_t ip_ver;		/* 4 or 6 */
+	uint32_t sip, dip;	/* IPv4; 0 on IPv6 */
+	uint8_t sip6[16], dip6[16];	/* IPv6 only (network order), not set on IPv4 */
+	uint32_t flow_label;	/* IPv6 only */
 	uint16_t sport, dport;
-	uint8_t ttl, tos;
+	uint8_t ttl, tos;	/* IPv6: hop limit, traffic class */
 	/* BTH */
 	uint8_t opcode, se, mig, pad, tver, ackreq;
 	uint8_t fecn, becn;
@@ -254,9 +265,11 @@ void pv_sroce_wire_init(void);
  * Parse a RoCEv2 Ethernet frame.
  *
  * Accepts Ethernet [one 802.1Q tag] / IPv4 (IHL >= 5, valid header checksum,
- * not fragmented) / UDP dport 4791 / BTH (TVer 0, known opcode) / the
- * extension headers of that opcode / payload / pad / ICRC. Bytes after the IP
- * total length (Ethernet padding) are ignored.
+ * not fragmented) or IPv6 (next header UDP: no extension header, as rxe sends
+ * it) / UDP dport 4791 (the UDP checksum is not checked: rxe sends 0) / BTH
+ * (TVer 0, known opcode) / the extension headers of that opcode / payload /
+ * pad / ICRC. Bytes after the IP total (IPv6: 40 + payload) length
+ * (Ethernet padding) are ignored.
  *
  * @param frame       Contiguous frame starting at the Ethernet header.
  * @param len         Bytes at @p frame.
@@ -267,9 +280,11 @@ void pv_sroce_wire_init(void);
  *                    extension headers the opcode does not carry are left
  *                    unchanged (look at pv_sroce_opcode_info[opcode].hdrs).
  *                    On -EILSEQ every field is filled.
- * @return 0; -ENOENT not RoCEv2 (not IPv4/UDP 4791, e.g. ARP, IPv6: pass on);
+ * @return 0; -ENOENT not RoCEv2 (not IPv4 or IPv6 / UDP 4791, e.g. ARP,
+ *         ICMPv6: pass on);
  *         -EBADMSG malformed (truncated, bad IP version/header length/checksum/
- *         total length, fragment, bad UDP length, BTH TVer != 0, invalid opcode,
+ *         total or payload length, fragment, bad UDP length, BTH TVer != 0,
+ *         invalid opcode,
  *         pad > payload, payload on an opcode that carries none);
  *         -EILSEQ ICRC mismatch (only when @p verify_icrc).
  * Thread: any; no logging, no allocation.
@@ -278,21 +293,23 @@ int pv_sroce_pkt_parse(const uint8_t *frame, uint32_t len, int verify_icrc,
 		       struct sroce_pkt *pkt);
 
 /**
- * Compute the RoCEv2 ICRC (IBTA annex A17) of an IPv4 frame: CRC-32 (Ethernet
- * polynomial, rte_net_crc RTE_NET_CRC32_ETH, equal to zlib crc32) over 8 bytes
- * of 0xff, the IPv4 header with TOS, TTL and checksum set to all ones, the UDP
- * header with its checksum set to all ones, the BTH with byte 4 (Resv8a,
- * holding FECN/BECN) set to all ones, and every byte after the BTH up to the
- * ICRC.
+ * Compute the RoCEv2 ICRC (IBTA annex A17.8) of an IPv4 or IPv6 frame: CRC-32
+ * (Ethernet polynomial, rte_net_crc RTE_NET_CRC32_ETH, equal to zlib crc32)
+ * over 8 bytes of 0xff, the IP header with its variant fields set to all
+ * ones (IPv4: TOS, TTL and header checksum; IPv6: traffic class, flow label
+ * and hop limit, as rxe_icrc.c masks them), the UDP header with its checksum
+ * set to all ones, the BTH with byte 4 (Resv8a, holding FECN/BECN) set to
+ * all ones, and every byte after the BTH up to the ICRC. The family is the
+ * frame's ethertype (0x0800 or 0x86dd, after an optional 802.1Q tag).
  *
  * To avoid copying, the function temporarily overwrites, in place, the 8
- * bytes just before the IPv4 header (the end of the Ethernet header) and the
+ * bytes just before the IP header (the end of the Ethernet header) and the
  * masked fields, and restores them before returning: afterwards the frame is
  * byte-identical. So @p frame must be writable and nobody may read it
  * concurrently.
  *
  * @param frame            Frame starting at the Ethernet header (VLAN tag allowed);
- *                         the IPv4 header must be at least 8 bytes into it.
+ *                         the IP header must be at least 8 bytes into it.
  * @param len_without_icrc Bytes from the Ethernet header to the end of the pad.
  * @return The ICRC as a CPU-order u32; store it with pv_sroce_icrc_set() or
  *         as a little-endian u32 (rxe and hardware put it on the wire so).

@@ -58,6 +58,8 @@ static struct pv_context *ctx;
 static struct pv_pd *pd;
 static int is_server;
 static int tcp;			/* the connected TCP socket */
+/* the GID index the examples' -g selects: 1 (IPv4), 0 (IPv6 link-local) */
+static uint8_t sgid = 1;
 
 /* one pingpong context, as the examples' struct pingpong_context */
 struct pp {
@@ -242,7 +244,7 @@ pp_connect(struct pp *p, const struct pp_dest *d)
 			a.rq_psn = d[q].psn;
 			a.ah_attr.is_global = 1;
 			a.ah_attr.grh.dgid = d[q].gid;
-			a.ah_attr.grh.sgid_index = 1;
+			a.ah_attr.grh.sgid_index = sgid;
 			a.ah_attr.grh.hop_limit = 1;
 			a.ah_attr.port_num = 1;
 			if (p->kind == PP_UC) {
@@ -283,7 +285,7 @@ pp_connect(struct pp *p, const struct pp_dest *d)
 		memset(&ah, 0, sizeof(ah));
 		ah.is_global = 1;
 		ah.grh.dgid = d[0].gid;
-		ah.grh.sgid_index = 1;
+		ah.grh.sgid_index = sgid;
 		ah.grh.hop_limit = 1;
 		ah.port_num = 1;
 		p->ah = pv_create_ah(pd, &ah);	/* never waits for ARP either */
@@ -303,7 +305,7 @@ pp_exchange(struct pp *p)
 	for (q = 0; q < p->nq; q++) {
 		mine[q].qpn = p->qp[q]->qp_num;
 		mine[q].psn = p->psn[q];
-		if (pv_query_gid(ctx, 1, 1, &mine[q].gid) != 0)
+		if (pv_query_gid(ctx, 1, sgid, &mine[q].gid) != 0)
 			return -1;
 	}
 	if (!is_server) {
@@ -799,6 +801,12 @@ child(int server, const char *sockpath, int fd)
 	for (k = PP_RC; k <= PP_SRQ; k++)
 		for (e = 0; e < 2; e++)
 			fails += pp_run(k, e) != 0;
+	/* -g 0: RoCEv2 over IPv6 from the link-local GID, resolved by
+	 * neighbour discovery */
+	sgid = 0;
+	fails += pp_run(PP_RC, 0) != 0;
+	fails += pp_run(PP_UD, 0) != 0;
+	sgid = 1;
 	fails += sleeping_responder() != 0;
 	fails += idle_cpu() != 0;
 	close(tcp);

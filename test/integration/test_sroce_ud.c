@@ -397,7 +397,7 @@ test_ud_errnos(void)
 	CU_ASSERT_EQUAL(wc.byte_len, 72);
 	CU_ASSERT_EQUAL(memcmp(rbuf + 40, sbuf, 32), 0);
 
-	/* AH: RoCE needs a GRH; IPv6 dgid not implemented */
+	/* AH: RoCE needs a GRH; an IPv6 dgid from the IPv4 GID (index 1) is EINVAL */
 	{
 		struct pv_ah_attr a;
 

@@ -110,6 +110,8 @@ pair write_lat "$perf" "$ok" write_lat --verify --sizes=2,8,4096 -n 200
 pair send_lat "$perf" "$ok" send_lat --verify --sizes=8,4096 -n 200
 pair read_lat "$perf" "$ok" read_lat --verify -s 64 -n 200
 pair pingpong "$pingpong" 'iters in .* usec/iter' -g 1 -c -n 200 -s 4096
+# GID 0: RoCEv2 over IPv6 link-local, the peer found by neighbour discovery
+pair pingpong-ipv6 "$pingpong" 'iters in .* usec/iter' -g 0 -c -n 200 -s 4096
 
 echo "$((runs - fails)) of $runs runs passed"
 [ "$fails" -eq 0 ]

@@ -708,7 +708,8 @@ test_parse_not_roce(void)
 	memcpy(orig, buf, len);
 	buf[12] = 0x86;					/* IPv6 ethertype */
 	buf[13] = 0xdd;
-	CU_ASSERT_EQUAL(pv_sroce_pkt_parse(buf, len, 1, &pkt), -ENOENT);
+	/* an IPv4 header behind the IPv6 ethertype: bad IP version */
+	CU_ASSERT_EQUAL(pv_sroce_pkt_parse(buf, len, 1, &pkt), -EBADMSG);
 	memcpy(buf, orig, len);
 	buf[ip + 9] = 6;				/* TCP */
 	ut_ipv4_csum_fix(buf, ip);

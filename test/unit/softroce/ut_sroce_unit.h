@@ -51,6 +51,13 @@ ut_qp_hdr_build(struct sroce_qp *qp)
 	for (i = 0; i < 20; i += 2)
 		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
 	qp->ip_sum = sum;
+	qp->path.hdr_len = SROCE_HDR_TMPL_LEN;
+	qp->path.l3_off = SROCE_ETH_HLEN;
+	qp->path.ip6 = 0;
+	memset(qp->path.dst, 0, sizeof(qp->path.dst));
+	qp->path.dst[10] = 0xff;
+	qp->path.dst[11] = 0xff;
+	memcpy(qp->path.dst + 12, ip + 16, 4);
 }
 
 /*
