@@ -359,9 +359,18 @@ test_opcode_table(void)
 		CU_ASSERT_EQUAL(__builtin_popcount(info->flags &
 			(SROCE_OPF_REQ | SROCE_OPF_RESP)), 1);
 	}
-	/* 23 RC + 12 UC + 2 UD */
-	CU_ASSERT_EQUAL(valid, 37);
+	/* 23 RC + 12 UC + 2 UD + 23 XRC */
+	CU_ASSERT_EQUAL(valid, 60);
 	CU_ASSERT_STRING_EQUAL(pv_sroce_opcode_info[SROCE_OP_RC_ACK].name, "RC Acknowledge");
+	/* XRC (IBTA table 38): 0xa0 + the RC opcode, XRCETH on requests only */
+	CU_ASSERT_STRING_EQUAL(pv_sroce_opcode_info[0xb1].name, "XRC Acknowledge");
+	CU_ASSERT_EQUAL(pv_sroce_opcode_info[0xa4].hdr_len, SROCE_BTH_LEN + SROCE_XRCETH_LEN);
+	CU_ASSERT_EQUAL(pv_sroce_opcode_info[0xac].hdr_len,
+			SROCE_BTH_LEN + SROCE_XRCETH_LEN + SROCE_RETH_LEN);
+	CU_ASSERT_EQUAL(pv_sroce_opcode_info[0xb0].hdr_len, SROCE_BTH_LEN + SROCE_AETH_LEN);
+	CU_ASSERT_EQUAL(pv_sroce_opcode_info[0xb3].hdr_len,
+			SROCE_BTH_LEN + SROCE_XRCETH_LEN + SROCE_ATMETH_LEN);
+	CU_ASSERT_PTR_NULL(pv_sroce_opcode_info[0xb5].name);
 	CU_ASSERT_STRING_EQUAL(pv_sroce_opcode_info[SROCE_OP_UC_SEND_ONLY].name, "UC SEND Only");
 }
 
@@ -811,6 +820,10 @@ ut_frame_build(uint8_t *f, uint8_t op, uint32_t payload_len, uint8_t pad)
 		ut_put32(h + 4, 0x000001);
 		h += SROCE_DETH_LEN;
 	}
+	if (info->hdrs & SROCE_HDR_XRCETH) {
+		ut_put32(h, 0xff000123);	/* reserved byte set: ignored */
+		h += SROCE_XRCETH_LEN;
+	}
 	if (info->hdrs & SROCE_HDR_RETH) {
 		ut_put64(h, 0x00007f0011223344ull);
 		ut_put32(h + 8, 0x1234abcd);
@@ -879,6 +892,11 @@ test_build_all_opcodes(void)
 		CU_ASSERT_EQUAL(pkt.payload_off, SROCE_L2L4_HLEN + info->hdr_len);
 		for (i = 0; i < pl; i++)
 			CU_ASSERT_EQUAL(f[pkt.payload_off + i], (uint8_t)(i * 7 + 1));
+		/* XRC: the RC opcodes + 0xa0, an XRCETH on every request */
+		CU_ASSERT_EQUAL(!!(info->hdrs & SROCE_HDR_XRCETH),
+				(op & 0xe0) == SROCE_OP_XRC && (info->flags & SROCE_OPF_REQ));
+		if (info->hdrs & SROCE_HDR_XRCETH)
+			CU_ASSERT_EQUAL(pkt.xrcsrq, 0x000123);
 		if (info->hdrs & SROCE_HDR_DETH) {
 			CU_ASSERT_EQUAL(pkt.qkey, 0x80010000);
 			CU_ASSERT_EQUAL(pkt.sqpn, 1);
