@@ -122,6 +122,7 @@ ut_query_device(struct pv_context *context, struct pv_device_attr *attr)
 	attr->max_qp = 64;
 	attr->max_qp_wr = UT_MAX_QP_WR;
 	attr->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN;
+	attr->atomic_cap = PV_ATOMIC_HCA;
 	attr->max_sge = UT_MAX_SGE;
 	attr->max_cq = 64;
 	attr->max_cqe = UT_MAX_CQE;

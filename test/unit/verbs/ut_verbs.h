@@ -70,6 +70,7 @@ extern const struct ut_suite ut_suite_verbs_qp;
 extern const struct ut_suite ut_suite_verbs_qp_state;
 extern const struct ut_suite ut_suite_verbs_async;
 extern const struct ut_suite ut_suite_verbs_str;
+extern const struct ut_suite ut_suite_verbs_ex;
 
 /* Assert a pointer verb failed with @p err. */
 #define UT_ASSERT_NULL_ERRNO(expr, err) do { \
