@@ -77,6 +77,10 @@ struct pv_sroce_stats {
 	uint64_t neigh_resolved;	/**< resolutions answered (and senders learned) */
 	uint64_t neigh_failed;		/**< resolutions that got no answer in arp_timeout_ms */
 	uint64_t neigh_pending;		/**< gauge: resolutions in progress now (INCOMPLETE) */
+	/** BIND_MW / LOCAL_INV work requests that failed (the QP went to ERR) */
+	uint64_t local_op_errors;
+	/** SEND_WITH_INV received whose rkey could not be invalidated (NAKed) */
+	uint64_t inv_errors;
 };
 
 /** Frames held back by fault injection at most, per direction and device. */

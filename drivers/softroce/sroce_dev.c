@@ -735,12 +735,14 @@ sroce_query_device(struct pv_context *context, struct pv_device_attr *attr)
 	attr->hw_ver = 0;
 	attr->max_qp = dev->max_qp;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
-	attr->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_SYS_IMAGE_GUID;
+	attr->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_SYS_IMAGE_GUID |
+				 PV_DEVICE_MEM_WINDOW | PV_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = dev->max_mr;
+	attr->max_mw = SROCE_MAX_MW;
 	attr->max_pd = 0xffff;
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
@@ -941,6 +943,9 @@ SROCE_LOCKED(int, qp_destroy, sroce_qp(q)->dev, (struct pv_qp *q), (q))
 SROCE_LOCKED(struct pv_ah *, ah_create, sroce_pd(p)->dev,
 	     (struct pv_pd *p, struct pv_ah_attr *a), (p, a))
 SROCE_LOCKED(int, ah_destroy, sroce_ah(a)->dev, (struct pv_ah *a), (a))
+SROCE_LOCKED(struct pv_mw *, mw_alloc, sroce_pd(p)->dev, (struct pv_pd *p, enum pv_mw_type t),
+	     (p, t))
+SROCE_LOCKED(int, mw_dealloc, sroce_pd(w->pd)->dev, (struct pv_mw *w), (w))
 
 static const struct pv_driver_ops sroce_ops = {
 	.probe = sroce_probe,
@@ -969,6 +974,8 @@ static const struct pv_driver_ops sroce_ops = {
 	.modify_qp = sroce_locked_qp_modify,
 	.query_qp = sroce_locked_qp_query,
 	.destroy_qp = sroce_locked_qp_destroy,
+	.alloc_mw = sroce_locked_mw_alloc,
+	.dealloc_mw = sroce_locked_mw_dealloc,
 	.progress = pv_sroce_progress,
 	.set_progress_mode = sroce_set_progress_mode,
 	.get_progress_mode = sroce_get_progress_mode,

@@ -83,6 +83,10 @@ sroce_wc_opcode(uint8_t wr_opcode)
 		return PV_WC_COMP_SWAP;
 	case PV_WR_ATOMIC_FETCH_AND_ADD:
 		return PV_WC_FETCH_ADD;
+	case PV_WR_BIND_MW:
+		return PV_WC_BIND_MW;
+	case PV_WR_LOCAL_INV:
+		return PV_WC_LOCAL_INV;
 	default:
 		return PV_WC_SEND;
 	}

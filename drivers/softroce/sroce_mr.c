@@ -102,7 +102,7 @@ sroce_key_new(struct sroce_dev *dev, uint32_t idx, uint32_t old)
 	uint32_t key;
 
 	do {
-		key = (sroce_key_random(dev) & ~dev->mr_mask) | idx;
+		key = (sroce_key_random(dev) & ~dev->mr_mask & ~SROCE_MW_KEY_BIT) | idx;
 	} while (key == old);
 	return key;
 }
@@ -207,6 +207,10 @@ pv_sroce_mr_dereg(struct pv_mr *ibmr)
 	uint32_t idx = mr->key & dev->mr_mask;
 	struct sroce_mr_chunk *c = dev->mr_dir[idx >> SROCE_MR_CHUNK_SHIFT];
 
+	if (mr->nb_mw != 0) {
+		SROCE_LOG(ERR, "mr 0x%x: %u memory windows bound to it", mr->key, mr->nb_mw);
+		return EBUSY;
+	}
 	c->mr[idx & SROCE_MR_CHUNK_MASK] = NULL;
 	c->last_key[idx & SROCE_MR_CHUNK_MASK] = mr->key;
 	dev->nb_mr--;
@@ -214,12 +218,12 @@ pv_sroce_mr_dereg(struct pv_mr *ibmr)
 	return 0;
 }
 
-static inline const struct sroce_mr *
+static inline struct sroce_mr *
 sroce_mr_lookup(const struct sroce_dev *dev, uint32_t key)
 {
 	uint32_t idx = key & dev->mr_mask;
 	const struct sroce_mr_chunk *c = dev->mr_dir[idx >> SROCE_MR_CHUNK_SHIFT];
-	const struct sroce_mr *mr;
+	struct sroce_mr *mr;
 
 	if (unlikely(c == NULL))
 		return NULL;
@@ -236,12 +240,54 @@ sroce_mr_covers(const struct sroce_mr *mr, uint64_t va, uint64_t len)
 	return va >= mr->start && len <= mr->length && va - mr->start <= mr->length - len;
 }
 
-uint8_t *
-pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t rkey,
-		   uint64_t va, uint32_t len, unsigned int access)
+/* the window of @p rkey, or NULL */
+static inline struct sroce_mw *
+sroce_mw_lookup(const struct sroce_dev *dev, uint32_t rkey)
 {
-	const struct sroce_mr *mr = sroce_mr_lookup(dev, rkey);
+	struct sroce_mw *mw;
 
+	if (!(rkey & SROCE_MW_KEY_BIT))
+		return NULL;
+	mw = dev->mw_tbl[(rkey >> 8) & SROCE_MAX_MW];
+	return mw != NULL && mw->rkey == rkey ? mw : NULL;
+}
+
+/* a remote access through a memory window (IBTA 10.6.7.3, o10-37.2.x) */
+static __rte_noinline uint8_t *
+sroce_mw_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t qpn,
+		uint32_t rkey, uint64_t va, uint32_t len, unsigned int access)
+{
+	const struct sroce_mw *mw = sroce_mw_lookup(dev, rkey);
+	uint64_t mr_va;
+
+	if (mw == NULL || mw->state != SROCE_MW_VALID || mw->pd != pd ||
+	    (mw->type == PV_MW_TYPE_2 && mw->qpn != qpn) || (mw->access & access) != access)
+		return NULL;
+	/* inside the window: a zero-based window is addressed from 0 */
+	if (mw->access & PV_ACCESS_ZERO_BASED) {
+		if (len > mw->length || va > mw->length - len)
+			return NULL;
+		mr_va = mw->addr + va;
+	} else {
+		if (va < mw->addr || len > mw->length || va - mw->addr > mw->length - len)
+			return NULL;
+		mr_va = va;
+	}
+	/* the bind checked the window lies in the MR; the MR stays while bound */
+	if (!sroce_mr_covers(mw->mr, mr_va, len))
+		return NULL;
+	return (uint8_t *)(uintptr_t)mr_va;
+}
+
+uint8_t *
+pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t qpn,
+		   uint32_t rkey, uint64_t va, uint32_t len, unsigned int access)
+{
+	const struct sroce_mr *mr;
+
+	if (unlikely(rkey & SROCE_MW_KEY_BIT))
+		return sroce_mw_remote(dev, pd, qpn, rkey, va, len, access);
+	mr = sroce_mr_lookup(dev, rkey);
 	if (mr == NULL || mr->pd != pd || (mr->access & access) != access ||
 	    !sroce_mr_covers(mr, va, len))
 		return NULL;
@@ -266,4 +312,160 @@ pv_sroce_mr_local(const struct sroce_dev *dev, const struct sroce_pd *pd,
 		return -EINVAL;
 	out->addr = (uint8_t *)(mr->vaddr + (sge->addr - mr->start));
 	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Memory windows                                                          */
+/* ---------------------------------------------------------------------- */
+
+struct pv_mw *
+pv_sroce_mw_alloc(struct pv_pd *ibpd, enum pv_mw_type type)
+{
+	struct sroce_pd *pd = sroce_pd(ibpd);
+	struct sroce_dev *dev = pd->dev;
+	struct sroce_mw *mw;
+	uint32_t i, idx = 0;
+
+	for (i = 0; i < SROCE_MAX_MW; i++) {
+		uint32_t j = (dev->mw_next - 1 + i) % SROCE_MAX_MW + 1;
+
+		if (dev->mw_tbl[j] == NULL) {
+			idx = j;
+			break;
+		}
+	}
+	if (idx == 0) {
+		SROCE_LOG(ERR, "%s: %u memory windows allocated (max_mw)", dev->ibdev.name,
+			  SROCE_MAX_MW);
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (mw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw->pd = pd;
+	mw->type = (uint8_t)type;
+	mw->state = SROCE_MW_FREE;
+	mw->serial = ++dev->mw_serial;
+	/* random bits above the index, a random initial consumer key */
+	mw->rkey = SROCE_MW_KEY_BIT | (sroce_key_random(dev) & 0x7ff00000u) | idx << 8 |
+		   (sroce_key_random(dev) & 0xffu);
+	mw->ibmw.rkey = mw->rkey;
+	dev->mw_tbl[idx] = mw;
+	dev->mw_next = idx % SROCE_MAX_MW + 1;
+	dev->nb_mw++;
+	return &mw->ibmw;
+}
+
+/* unbind: the MR may be deregistered again once no window points at it */
+static void
+sroce_mw_unbind(struct sroce_mw *mw)
+{
+	if (mw->mr != NULL)
+		mw->mr->nb_mw--;
+	mw->mr = NULL;
+	mw->state = SROCE_MW_FREE;
+	mw->qpn = 0;
+	mw->addr = 0;
+	mw->length = 0;
+}
+
+int
+pv_sroce_mw_dealloc(struct pv_mw *ibmw)
+{
+	struct sroce_mw *mw = container_of(ibmw, struct sroce_mw, ibmw);
+	struct sroce_dev *dev = mw->pd->dev;
+
+	sroce_mw_unbind(mw);
+	dev->mw_tbl[(mw->rkey >> 8) & SROCE_MAX_MW] = NULL;
+	dev->nb_mw--;
+	free(mw);
+	return 0;
+}
+
+uint32_t
+pv_sroce_mw_ref(const struct pv_mw *ibmw, uint32_t *serial)
+{
+	const struct sroce_mw *mw = container_of(ibmw, const struct sroce_mw, ibmw);
+
+	*serial = mw->serial;
+	return (mw->rkey >> 8) & SROCE_MAX_MW;
+}
+
+enum pv_wc_status
+pv_sroce_mw_bind(struct sroce_dev *dev, const struct sroce_pd *qp_pd, uint32_t qpn,
+		 uint32_t mw_idx, uint32_t mw_serial, uint32_t rkey, uint32_t mr_key,
+		 uint64_t addr, uint64_t length, unsigned int access)
+{
+	struct sroce_mw *mw = dev->mw_tbl[mw_idx & SROCE_MAX_MW];
+	struct sroce_mr *mr = NULL;
+
+	/* the window was freed (or its slot reused) after the post */
+	if (mw == NULL || mw->serial != mw_serial || mw->pd != qp_pd)
+		return PV_WC_MW_BIND_ERR;
+	if (mr_key != 0) {
+		mr = sroce_mr_lookup(dev, mr_key);
+		if (mr == NULL || mr->pd != mw->pd)
+			return PV_WC_MW_BIND_ERR;
+	}
+	if (mw->type == PV_MW_TYPE_2) {
+		/* 2B: bound to this QP, from FREE only, never to nothing; the
+		 * new rkey keeps the window's index (o10-37.2.x) */
+		if (mw->state != SROCE_MW_FREE || mr == NULL || length == 0 ||
+		    (rkey & ~0xffu) != (mw->rkey & ~0xffu))
+			return PV_WC_MW_BIND_ERR;
+	} else if (access & PV_ACCESS_ZERO_BASED) {
+		return PV_WC_MW_BIND_ERR;	/* zero based: type 2 only */
+	}
+	if (mr != NULL) {
+		if (!(mr->access & PV_ACCESS_MW_BIND) ||
+		    ((access & (PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_ATOMIC)) &&
+		     !(mr->access & PV_ACCESS_LOCAL_WRITE)) ||
+		    !sroce_mr_covers(mr, addr, length))
+			return PV_WC_MW_BIND_ERR;
+	}
+	sroce_mw_unbind(mw);
+	mw->rkey = (mw->rkey & ~0xffu) | (rkey & 0xffu);
+	mw->ibmw.rkey = mw->rkey;
+	if (mr == NULL)
+		return PV_WC_SUCCESS;		/* type 1 unbind */
+	mw->mr = mr;
+	mr->nb_mw++;
+	mw->addr = addr;
+	mw->length = length;
+	mw->access = access;
+	mw->qpn = mw->type == PV_MW_TYPE_2 ? qpn : 0;
+	mw->state = SROCE_MW_VALID;
+	return PV_WC_SUCCESS;
+}
+
+int
+pv_sroce_key_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t qpn,
+			uint32_t rkey)
+{
+	struct sroce_mw *mw = sroce_mw_lookup(dev, rkey);
+
+	/* only a bound type 2 window of this QP and PD; MRs of reg_mr are
+	 * not invalidatable (as rxe: user MRs are not fast-register MRs) */
+	if (mw == NULL || mw->type != PV_MW_TYPE_2 || mw->state != SROCE_MW_VALID ||
+	    mw->pd != pd || mw->qpn != qpn)
+		return -EINVAL;
+	sroce_mw_unbind(mw);
+	return 0;
+}
+
+void
+pv_sroce_mw_qp_gone(struct sroce_dev *dev, uint32_t qpn)
+{
+	uint32_t i;
+
+	for (i = 1; i <= SROCE_MAX_MW; i++) {
+		struct sroce_mw *mw = dev->mw_tbl[i];
+
+		if (mw != NULL && mw->type == PV_MW_TYPE_2 && mw->state == SROCE_MW_VALID &&
+		    mw->qpn == qpn)
+			sroce_mw_unbind(mw);
+	}
 }

@@ -83,6 +83,10 @@ extern int pv_sroce_logtype;
 #define SROCE_QPN_BASE		0x11	/* first QPN, as rxe */
 #define SROCE_MAX_QP		65536	/* default and ceiling of devarg max_qp= */
 #define SROCE_MAX_MR		((1u << 20) - 1)	/* default and ceiling of max_mr= */
+/* memory windows: rkey bit 31 set, 12 index bits at bit 8 (see struct sroce_mw) */
+#define SROCE_MW_KEY_BIT	0x80000000u
+#define SROCE_MW_IDX_BITS	12
+#define SROCE_MAX_MW		((1u << SROCE_MW_IDX_BITS) - 1)	/* index 0 unused */
 #define SROCE_MAX_QP_WR		16384
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	256
@@ -187,6 +191,10 @@ struct sroce_dev {
 	uint32_t max_mr;		/* devarg max_mr= (index 0 unused: key 0 invalid) */
 	uint32_t mr_next;		/* next index to try */
 	uint32_t nb_mr;
+	struct sroce_mw *mw_tbl[SROCE_MAX_MW + 1];	/* by (rkey >> 8) & SROCE_MAX_MW */
+	uint32_t mw_next;		/* next window index to try */
+	uint32_t mw_serial;		/* allocations so far */
+	uint32_t nb_mw;
 	uint32_t key_rnd_left;		/* unused words in key_rnd[] */
 	uint32_t key_rnd[16];		/* getrandom() output for the next keys */
 	uint32_t nb_cq;
@@ -264,6 +272,35 @@ struct sroce_mr {
 	uint64_t length;
 	uint32_t key;
 	unsigned int access;
+	uint32_t nb_mw;			/* memory windows bound to it: dereg is EBUSY */
+};
+
+/*
+ * Memory windows (IBTA 10.6.7). A window's rkey is SROCE_MW_KEY_BIT |
+ * random | index << 8 | key: bit 31 tells it from an MR key (whose bit 31
+ * is always 0), the index finds its slot in dev->mw_tbl, the low 8 bits
+ * are the consumer key a bind changes (pv_inc_rkey()). A bound window
+ * points at its MR, which cannot be deregistered while windows are bound
+ * to it (nb_mw), so the pointer never outlives the MR.
+ */
+
+enum sroce_mw_state {
+	SROCE_MW_FREE = 0,		/* not bound: no access */
+	SROCE_MW_VALID,			/* bound: remote access through rkey */
+};
+
+struct sroce_mw {
+	struct pv_mw ibmw;		/* must be first */
+	struct sroce_pd *pd;
+	struct sroce_mr *mr;		/* bound MR, NULL when FREE */
+	uint64_t addr;			/* window start in the MR's address space */
+	uint64_t length;
+	uint32_t rkey;
+	uint32_t serial;		/* allocation number: a WQE names the window by it */
+	uint32_t qpn;			/* type 2: the QP it is bound to */
+	unsigned int access;		/* PV_ACCESS_REMOTE_* | PV_ACCESS_ZERO_BASED */
+	uint8_t type;			/* enum pv_mw_type */
+	uint8_t state;			/* enum sroce_mw_state */
 };
 
 /**
@@ -318,6 +355,7 @@ struct sroce_swqe {
 	uint8_t fence;
 	uint8_t se;			/* solicited event */
 	uint8_t rd_atomic;		/* READ or atomic */
+	uint8_t local;			/* BIND_MW or LOCAL_INV: no packet */
 	uint16_t num_sge;
 	uint32_t length;		/* message bytes */
 	rte_be32_t imm;
@@ -337,6 +375,18 @@ struct sroce_swqe {
 			uint32_t remote_qpn;
 			uint32_t qkey;	/* to send: the high bit already resolved */
 		} ud;
+		struct {		/* BIND_MW: checked when it executes */
+			uint64_t addr;
+			uint64_t length;
+			uint32_t mw_idx;	/* window slot and allocation serial */
+			uint32_t mw_serial;
+			uint32_t rkey;		/* new rkey (its low 8 bits count) */
+			uint32_t mr_key;	/* lkey of the MR, 0: unbind */
+			uint32_t access;
+		} bind;
+		struct {		/* LOCAL_INV, SEND_WITH_INV */
+			uint32_t rkey;
+		} inv;
 	};
 	uint32_t first_psn;		/* assigned when the WQE starts on the wire */
 	uint32_t last_psn;
@@ -731,11 +781,40 @@ struct pv_mr *pv_sroce_mr_reg_iova(struct pv_pd *pd, void *addr, size_t length, 
 int pv_sroce_mr_dereg(struct pv_mr *mr);
 /**
  * Check a remote access of @p len bytes at @p va with @p rkey for @p access
- * (one PV_ACCESS_REMOTE_* bit) from a QP of @p pd.
+ * (one PV_ACCESS_REMOTE_* bit) from QP @p qpn of @p pd; @p rkey may be an
+ * MR's or a bound memory window's (type 2: bound to QP @p qpn).
  * @return the local address, or NULL (access violation).
  */
 uint8_t *pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *pd,
-			    uint32_t rkey, uint64_t va, uint32_t len, unsigned int access);
+			    uint32_t qpn, uint32_t rkey, uint64_t va, uint32_t len,
+			    unsigned int access);
+/** alloc_mw op: an unbound window with a fresh rkey; NULL with errno ENOMEM. */
+struct pv_mw *pv_sroce_mw_alloc(struct pv_pd *pd, enum pv_mw_type type);
+/** dealloc_mw op: unbinds, frees the slot; 0. */
+int pv_sroce_mw_dealloc(struct pv_mw *mw);
+/** The slot index of @p mw, and its allocation serial in @p serial (for a WQE). */
+uint32_t pv_sroce_mw_ref(const struct pv_mw *mw, uint32_t *serial);
+/**
+ * Execute a bind of a WQE (IBTA 10.6.7.2): window @p mw_idx / @p mw_serial to
+ * [addr, addr + length) of the MR of lkey @p mr_key (0: unbind, type 1),
+ * with @p access, new consumer key from @p rkey; for QP @p qpn of @p qp_pd.
+ * @return PV_WC_SUCCESS, or PV_WC_MW_BIND_ERR (window or MR gone, PD
+ *         mismatch, MR without MW_BIND, range outside the MR, type 2 not
+ *         FREE or rkey index changed, ZERO_BASED on type 1).
+ */
+enum pv_wc_status pv_sroce_mw_bind(struct sroce_dev *dev, const struct sroce_pd *qp_pd,
+				   uint32_t qpn, uint32_t mw_idx, uint32_t mw_serial,
+				   uint32_t rkey, uint32_t mr_key, uint64_t addr,
+				   uint64_t length, unsigned int access);
+/**
+ * Invalidate @p rkey for QP @p qpn of @p pd (LOCAL_INV, or a received
+ * SEND_WITH_INV): a bound type 2 window of that QP goes back to FREE.
+ * @return 0, or -EINVAL (not such a window: MRs cannot be invalidated).
+ */
+int pv_sroce_key_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t qpn,
+			    uint32_t rkey);
+/** QP @p qpn is destroyed: its type 2 windows go back to FREE. */
+void pv_sroce_mw_qp_gone(struct sroce_dev *dev, uint32_t qpn);
 /**
  * Resolve a local SGE. @return 0 or -EINVAL (bad lkey, bounds, PD, or
  * missing LOCAL_WRITE when @p need_write).

@@ -31,8 +31,8 @@
 
 /*
  * Whether @p wr may be posted on a QP of type @p qpf before its slot is
- * taken: RC posts every opcode below, UC no READ or atomic (IBTA 9.8.1),
- * UD SEND and SEND_WITH_IMM only, to an AH of the QP's context.
+ * taken: RC posts every opcode below, UC no READ, atomic or SEND_WITH_INV
+ * (IBTA 9.8.1), UD SEND and SEND_WITH_IMM only, to an AH of the QP's context.
  */
 static __rte_always_inline int
 sroce_wr_valid(const struct sroce_qp *qp, const struct pv_send_wr *wr, const unsigned int qpf)
@@ -46,10 +46,13 @@ sroce_wr_valid(const struct sroce_qp *qp, const struct pv_send_wr *wr, const uns
 	case PV_WR_RDMA_WRITE_WITH_IMM:
 	case PV_WR_SEND:
 	case PV_WR_SEND_WITH_IMM:
+	case PV_WR_LOCAL_INV:
+	case PV_WR_BIND_MW:
 		return 1;
 	case PV_WR_RDMA_READ:
 	case PV_WR_ATOMIC_CMP_AND_SWP:
 	case PV_WR_ATOMIC_FETCH_AND_ADD:
+	case PV_WR_SEND_WITH_INV:	/* RC (and XRC) only: IBTA table 38 */
 		return !(qpf & SROCE_QPF_UC);
 	default:
 		return 0;
@@ -78,6 +81,43 @@ sroce_swqe_remote(const struct sroce_qp *qp, const struct pv_send_wr *wr, struct
 	}
 }
 
+#define SROCE_MW_ACCESS (PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_WRITE | \
+			 PV_ACCESS_REMOTE_ATOMIC | PV_ACCESS_ZERO_BASED)
+
+/*
+ * A local operation (BIND_MW, LOCAL_INV): no packet; the requester runs it
+ * when every WQE before it has completed (sroce_req.c). The window and the
+ * MR are named by index and key, never by pointer: either may be gone by
+ * then, which fails the bind with PV_WC_MW_BIND_ERR. @return 0 or EINVAL.
+ */
+static __rte_noinline int
+sroce_swqe_local(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_swqe *w)
+{
+	const struct pv_mw_bind_info *info = &wr->bind_mw.bind_info;
+	const struct pv_mw *mw = wr->bind_mw.mw;
+
+	w->local = 1;
+	w->rd_atomic = 0;
+	w->inl = 0;
+	w->num_sge = 0;
+	w->length = 0;
+	if (wr->opcode == PV_WR_LOCAL_INV) {
+		w->inv.rkey = wr->invalidate_rkey;
+		return 0;
+	}
+	if (mw == NULL || mw->context != qp->ibqp.context ||
+	    (info->mw_access_flags & ~SROCE_MW_ACCESS) ||
+	    (info->mr != NULL && info->mr->context != qp->ibqp.context))
+		return EINVAL;
+	w->bind.mw_idx = pv_sroce_mw_ref(mw, &w->bind.mw_serial);
+	w->bind.rkey = wr->bind_mw.rkey;
+	w->bind.mr_key = info->mr != NULL ? info->mr->lkey : 0;
+	w->bind.addr = info->addr;
+	w->bind.length = info->length;
+	w->bind.access = info->mw_access_flags;
+	return 0;
+}
+
 /* build one WQE from @p wr; @return 0 or EINVAL. Always inlined: with two
  * callers (RC, UC) gcc outlined it, one more call per WR (see the commit) */
 static __rte_always_inline int
@@ -92,9 +132,15 @@ sroce_swqe_fill(struct sroce_qp *qp, const struct pv_send_wr *wr, struct sroce_s
 	w->signaled = qp->sig_all || (wr->send_flags & PV_SEND_SIGNALED);
 	w->fence = !(qpf & SROCE_QPF_UD) && (wr->send_flags & PV_SEND_FENCE) != 0;
 	w->se = (wr->send_flags & PV_SEND_SOLICITED) != 0;
-	w->rd_atomic = wr->opcode >= PV_WR_RDMA_READ;
+	w->rd_atomic = wr->opcode >= PV_WR_RDMA_READ && wr->opcode <= PV_WR_ATOMIC_FETCH_AND_ADD;
+	w->local = 0;
 	w->imm = wr->imm_data;
 	w->rd_off = 0;
+	if (!(qpf & SROCE_QPF_UD) && unlikely(wr->opcode >= PV_WR_LOCAL_INV)) {
+		if (wr->opcode != PV_WR_SEND_WITH_INV)
+			return sroce_swqe_local(qp, wr, w);
+		w->imm = rte_cpu_to_be_32(wr->invalidate_rkey);	/* the IETH */
+	}
 	sroce_swqe_remote(qp, wr, w, qpf);
 	if (unlikely(wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->ibqp.cap.max_send_sge))
 		return EINVAL;
@@ -715,6 +761,9 @@ pv_sroce_qp_destroy(struct pv_qp *ibqp)
 	struct sroce_dev *dev = qp->dev;
 
 	sroce_qp_list_del(qp);
+	/* its type 2 windows must not open to the next QP with its number */
+	if (dev->nb_mw != 0)
+		pv_sroce_mw_qp_gone(dev, ibqp->qp_num);
 	dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
 	dev->qp_free = RTE_MIN(dev->qp_free, ibqp->qp_num - SROCE_QPN_BASE);
 	dev->nb_qp_all--;

@@ -47,7 +47,7 @@ pv_sroce_rnr_tsc(uint8_t code)
 static inline uint32_t
 sroce_wqe_npkts(const struct sroce_qp *qp, const struct sroce_swqe *w)
 {
-	if (w->opcode >= PV_WR_ATOMIC_CMP_AND_SWP)
+	if (w->rd_atomic && w->opcode != PV_WR_RDMA_READ)
 		return 1;
 	if (w->length == 0)
 		return 1;
@@ -79,6 +79,10 @@ sroce_req_opcode(uint8_t wr_op, int first, int last)
 		if (last)
 			return first ? SROCE_OP_RC_SEND_ONLY_IMM : SROCE_OP_RC_SEND_LAST_IMM;
 		return send_op[first][0];
+	case PV_WR_SEND_WITH_INV:
+		if (last)
+			return first ? SROCE_OP_RC_SEND_ONLY_INV : SROCE_OP_RC_SEND_LAST_INV;
+		return send_op[first][0];
 	case PV_WR_RDMA_WRITE:
 		return write_op[first][last];
 	default:	/* PV_WR_RDMA_WRITE_WITH_IMM */
@@ -108,8 +112,10 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 	if (first && (op == SROCE_OP_RC_WRITE_FIRST || op == SROCE_OP_RC_WRITE_ONLY ||
 		      op == SROCE_OP_RC_WRITE_ONLY_IMM))
 		ext += SROCE_RETH_LEN;
+	/* ImmDt or IETH: both 4 bytes at the same place (w->imm holds either) */
 	if (last && (op == SROCE_OP_RC_SEND_LAST_IMM || op == SROCE_OP_RC_SEND_ONLY_IMM ||
-		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM))
+		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM ||
+		     op == SROCE_OP_RC_SEND_LAST_INV || op == SROCE_OP_RC_SEND_ONLY_INV))
 		ext += SROCE_IMM_LEN;
 	/* UC and UD are never acknowledged: no AckReq (as rxe sends them) */
 	ackreq = !uc && !ud && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
@@ -220,6 +226,41 @@ sroce_req_ud_oversize(struct sroce_qp *qp, struct sroce_swqe *w)
 	(void)sroce_comp_wqe(qp, w);
 }
 
+static __rte_noinline void sroce_comp_fail(struct sroce_qp *qp, enum pv_wc_status status);
+
+/*
+ * Run the local operation at the head of the send queue (sq_ci == req.idx):
+ * bind a memory window or invalidate an rkey, then complete it at once.
+ * @return 0, or -1 it failed: the QP went to ERR with its status
+ * (PV_WC_MW_BIND_ERR; PV_WC_LOC_QP_OP_ERR for LOCAL_INV, as rxe).
+ */
+static __rte_noinline int
+sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	enum pv_wc_status st;
+
+	if (w->opcode == PV_WR_BIND_MW)
+		st = pv_sroce_mw_bind(qp->dev, qp->pd, qp->ibqp.qp_num, w->bind.mw_idx,
+				      w->bind.mw_serial, w->bind.rkey, w->bind.mr_key,
+				      w->bind.addr, w->bind.length, w->bind.access);
+	else
+		st = pv_sroce_key_invalidate(qp->dev, qp->pd, qp->ibqp.qp_num, w->inv.rkey) == 0 ?
+		     PV_WC_SUCCESS : PV_WC_LOC_QP_OP_ERR;
+	if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
+		qp->req.hw_idx = qp->req.idx + 1;
+	if (st != PV_WC_SUCCESS) {
+		qp->dev->stats.local_op_errors++;
+		sroce_comp_fail(qp, st);
+		return -1;
+	}
+	w->first_psn = qp->req.psn;
+	w->npkts = 0;
+	w->last_psn = sroce_psn_add(qp->req.psn, SROCE_PSN_MASK);	/* psn - 1 */
+	qp->req.idx++;
+	(void)sroce_comp_wqe(qp, w);	/* room checked by the caller */
+	return 0;
+}
+
 /* Always inlined into its three variants: @p qpf must fold away for RC. */
 static __rte_always_inline int
 sroce_req_tx(struct sroce_qp *qp, const unsigned int qpf)
@@ -245,6 +286,16 @@ sroce_req_tx(struct sroce_qp *qp, const unsigned int qpf)
 			break;
 		if ((qpf & SROCE_QPF_UD) && unlikely(w->length > qp->mtu)) {
 			sroce_req_ud_oversize(qp, w);
+			continue;
+		}
+		if (!(qpf & SROCE_QPF_UD) && unlikely(w->local)) {
+			/* after every WQE before it completed, room for its own */
+			if (qp->sq_ci != qp->req.idx ||
+			    (w->signaled && sroce_cq_space(qp->scq) == 0))
+				break;
+			if (sroce_req_local(qp, w) != 0)
+				break;
+			n++;
 			continue;
 		}
 		if (qp->req.off == 0) {
@@ -319,7 +370,8 @@ sroce_req_rewind(struct sroce_qp *qp, uint32_t psn)
 
 			qp->req.idx = i;
 			qp->req.psn = psn;
-			qp->req.off = w->opcode >= PV_WR_ATOMIC_CMP_AND_SWP ? 0 : k * qp->mtu;
+			qp->req.off = w->rd_atomic && w->opcode != PV_WR_RDMA_READ ? 0 :
+				      k * qp->mtu;
 			if (!w->rd_atomic && !w->inl)
 				sroce_cursor_seek(w->sge, w->num_sge, &qp->req.cur, qp->req.off);
 			qp->req.rd_inflight = rd;

@@ -205,7 +205,8 @@ sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint3
 {
 	struct sroce_rwqe *r = sroce_resp_rwqe(qp, qpf);
 	struct pv_wc *wc = sroce_cq_next(qp->rcq);
-	int imm = (pv_sroce_opcode_info[pkt->opcode].flags & SROCE_OPF_IMM) != 0;
+	uint16_t opf = pv_sroce_opcode_info[pkt->opcode].flags;
+	int imm = (opf & SROCE_OPF_IMM) != 0;
 
 	wc->wr_id = r->wr_id;
 	wc->status = PV_WC_SUCCESS;
@@ -216,6 +217,10 @@ sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint3
 	wc->qp_num = qp->ibqp.qp_num;
 	wc->src_qp = (qpf & SROCE_QPF_UD) ? pkt->sqpn : qp->dqpn;
 	wc->wc_flags = ((qpf & SROCE_QPF_UD) ? PV_WC_GRH : 0) | (imm ? PV_WC_WITH_IMM : 0);
+	if (unlikely(opf & SROCE_OPF_INV)) {
+		wc->invalidated_rkey = pkt->ieth_rkey;
+		wc->wc_flags |= PV_WC_WITH_INV;
+	}
 	wc->pkey_index = 0;
 	wc->slid = 0;
 	wc->sl = 0;
@@ -260,6 +265,14 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_LEN);
 		return;
 	}
+	/* SEND with Invalidate (IBTA 9.4.6 / 10.6.7.2.5): the window of the
+	 * IETH's rkey must be invalidatable, else class C invalid request */
+	if (unlikely(last && (flags & SROCE_OPF_INV)) &&
+	    pv_sroce_key_invalidate(qp->dev, qp->pd, qp->ibqp.qp_num, pkt->ieth_rkey) != 0) {
+		qp->dev->stats.inv_errors++;
+		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
+		return;
+	}
 	sroce_sge_copy_in(r->sge, &qp->resp.rcur, pkt->frame + pkt->payload_off, len);
 	qp->resp.rcv_len += len;
 	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
@@ -302,8 +315,8 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 		}
 		/* a zero-length WRITE touches nothing and is not checked (9.7.4.1.5) */
 		if (pkt->dma_len != 0) {
-			dst = pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va,
-						 pkt->dma_len, PV_ACCESS_REMOTE_WRITE);
+			dst = pv_sroce_mr_remote(qp->dev, qp->pd, qp->ibqp.qp_num, pkt->rkey,
+						 pkt->va, pkt->dma_len, PV_ACCESS_REMOTE_WRITE);
 			if (unlikely(dst == NULL)) {
 				sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 				return;
@@ -325,8 +338,8 @@ sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flag
 	 * pointer kept from FIRST (as rxe holds a reference on the MR).
 	 */
 	if (!first && len != 0) {
-		dst = pv_sroce_mr_remote(qp->dev, qp->pd, qp->resp.wr_rkey, qp->resp.wr_va, len,
-					 PV_ACCESS_REMOTE_WRITE);
+		dst = pv_sroce_mr_remote(qp->dev, qp->pd, qp->ibqp.qp_num, qp->resp.wr_rkey,
+					 qp->resp.wr_va, len, PV_ACCESS_REMOTE_WRITE);
 		if (unlikely(dst == NULL)) {
 			sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 			return;
@@ -421,8 +434,8 @@ sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	}
 	if (pkt->dma_len != 0 &&
-	    unlikely(pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va, pkt->dma_len,
-					PV_ACCESS_REMOTE_READ) == NULL)) {
+	    unlikely(pv_sroce_mr_remote(qp->dev, qp->pd, qp->ibqp.qp_num, pkt->rkey, pkt->va,
+					pkt->dma_len, PV_ACCESS_REMOTE_READ) == NULL)) {
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 		return;
 	}
@@ -462,8 +475,8 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
 		return;
 	}
-	dst = (uint64_t *)pv_sroce_mr_remote(qp->dev, qp->pd, pkt->rkey, pkt->va, 8,
-					     PV_ACCESS_REMOTE_ATOMIC);
+	dst = (uint64_t *)pv_sroce_mr_remote(qp->dev, qp->pd, qp->ibqp.qp_num, pkt->rkey,
+					     pkt->va, 8, PV_ACCESS_REMOTE_ATOMIC);
 	if (unlikely(dst == NULL)) {
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_REM_ACCESS);
 		return;
@@ -633,10 +646,6 @@ sroce_resp_rx(struct sroce_qp *qp, struct sroce_pkt *pkt, const unsigned int qpf
 		return;
 	}
 	if (flags & SROCE_OPF_SEND) {
-		if (unlikely(flags & SROCE_OPF_INV)) {
-			sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
-			return;
-		}
 		sroce_resp_send(qp, pkt, flags, qpf);
 	} else if (flags & SROCE_OPF_WRITE) {
 		sroce_resp_write(qp, pkt, flags, qpf);
@@ -725,8 +734,8 @@ sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
 
 	/* every packet is checked again: no pointer into the MR is kept */
 	if (paylen != 0) {
-		src = pv_sroce_mr_remote(qp->dev, qp->pd, res->rkey, res->va + res->cur_off,
-					 paylen, PV_ACCESS_REMOTE_READ);
+		src = pv_sroce_mr_remote(qp->dev, qp->pd, qp->ibqp.qp_num, res->rkey,
+					 res->va + res->cur_off, paylen, PV_ACCESS_REMOTE_READ);
 		if (unlikely(src == NULL)) {
 			sroce_resp_read_revoked(qp, res);
 			return -EACCES;

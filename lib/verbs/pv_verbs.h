@@ -541,6 +541,55 @@ struct pv_mr {
 	unsigned int access;
 };
 
+/** Memory window types (ibv_alloc_mw(3)). */
+enum pv_mw_type {
+	PV_MW_TYPE_1 = 1,	/**< bound with pv_bind_mw(), to the PD */
+	PV_MW_TYPE_2 = 2,	/**< bound with a PV_WR_BIND_MW work request, to a QP (2B) */
+};
+
+/** A memory window (ibv_mw). */
+struct pv_mw {
+	struct pv_context *context;
+	struct pv_pd *pd;
+	uint32_t rkey;		/**< type 1: updated by pv_bind_mw() */
+	uint32_t handle;
+	enum pv_mw_type type;
+};
+
+/** What a bind associates with a window (ibv_mw_bind_info). */
+struct pv_mw_bind_info {
+	struct pv_mr *mr;		/**< NULL (with addr 0, length 0): unbind (type 1) */
+	uint64_t addr;			/**< window start in the MR's address space */
+	uint64_t length;		/**< bytes */
+	unsigned int mw_access_flags;	/**< REMOTE_READ/WRITE/ATOMIC, ZERO_BASED */
+};
+
+/** Argument of pv_bind_mw() (ibv_mw_bind). */
+struct pv_mw_bind {
+	uint64_t wr_id;
+	unsigned int send_flags;	/**< PV_SEND_SIGNALED, PV_SEND_FENCE */
+	struct pv_mw_bind_info bind_info;
+};
+
+/** An XRC domain (ibv_xrcd). */
+struct pv_xrcd {
+	struct pv_context *context;
+	uint32_t usecnt;	/**< pollverbs addition: XRC SRQs and TGT QPs in it */
+};
+
+enum pv_xrcd_init_attr_mask {
+	PV_XRCD_INIT_ATTR_FD = 1 << 0,
+	PV_XRCD_INIT_ATTR_OFLAGS = 1 << 1,
+	PV_XRCD_INIT_ATTR_RESERVED = 1 << 2,
+};
+
+/** Attributes of pv_open_xrcd() (ibv_xrcd_init_attr). */
+struct pv_xrcd_init_attr {
+	uint32_t comp_mask;	/**< enum pv_xrcd_init_attr_mask; FD and OFLAGS required */
+	int fd;			/**< -1: a domain of this process; else a file naming a shared one */
+	int oflags;		/**< O_CREAT, O_EXCL (with a file) */
+};
+
 struct pv_global_route {
 	union pv_gid dgid;
 	uint32_t flow_label;
@@ -629,6 +678,9 @@ struct pv_srq {
 	pthread_mutex_t mutex;
 	pthread_cond_t cond;
 	uint32_t events_completed;
+	/** pollverbs addition: the XRC domain and CQ of an XRC SRQ, else NULL. */
+	struct pv_xrcd *xrcd;
+	struct pv_cq *cq;
 };
 
 struct pv_qp_cap {
@@ -700,6 +752,20 @@ struct pv_send_wr {
 			uint32_t remote_srqn;
 		} xrc;
 	} qp_type;
+	union {
+		/** PV_WR_BIND_MW (type 2 windows) */
+		struct {
+			struct pv_mw *mw;
+			uint32_t rkey;	/**< the window's new rkey: pv_inc_rkey(mw->rkey) */
+			struct pv_mw_bind_info bind_info;
+		} bind_mw;
+		/** PV_WR_TSO (raw packet QPs; not implemented) */
+		struct {
+			void *hdr;
+			uint16_t hdr_sz;
+			uint16_t mss;
+		} tso;
+	};
 };
 
 struct pv_recv_wr {
@@ -737,6 +803,38 @@ struct pv_srq_attr {
 struct pv_srq_init_attr {
 	void *srq_context;
 	struct pv_srq_attr attr;
+};
+
+enum pv_srq_type {
+	PV_SRQT_BASIC,
+	PV_SRQT_XRC,
+	PV_SRQT_TM,
+};
+
+enum pv_srq_init_attr_mask {
+	PV_SRQ_INIT_ATTR_TYPE = 1 << 0,
+	PV_SRQ_INIT_ATTR_PD = 1 << 1,
+	PV_SRQ_INIT_ATTR_XRCD = 1 << 2,
+	PV_SRQ_INIT_ATTR_CQ = 1 << 3,
+	PV_SRQ_INIT_ATTR_TM = 1 << 4,
+	PV_SRQ_INIT_ATTR_RESERVED = 1 << 5,
+};
+
+struct pv_tm_cap {
+	uint32_t max_num_tags;
+	uint32_t max_ops;
+};
+
+/** Attributes of pv_create_srq_ex() (ibv_srq_init_attr_ex). */
+struct pv_srq_init_attr_ex {
+	void *srq_context;
+	struct pv_srq_attr attr;
+	uint32_t comp_mask;		/**< enum pv_srq_init_attr_mask */
+	enum pv_srq_type srq_type;
+	struct pv_pd *pd;
+	struct pv_xrcd *xrcd;
+	struct pv_cq *cq;		/**< XRC: where the TGT QPs' receive completions go */
+	struct pv_tm_cap tm_cap;
 };
 
 struct pv_qp_init_attr {
@@ -943,9 +1041,59 @@ PV_EXPORT struct pv_mr *pv_reg_mr(struct pv_pd *pd, void *addr, size_t length, i
 
 /**
  * Deregister a memory region (ibv_dereg_mr(3)).
- * @return 0, or a positive errno: EINVAL NULL mr.
+ * @return 0, or a positive errno: EINVAL NULL mr; EBUSY memory windows are
+ *         bound to it (IBTA 10.6.7.2.6: unbind or invalidate them first).
  */
 PV_EXPORT int pv_dereg_mr(struct pv_mr *mr);
+
+/**
+ * Allocate a memory window (ibv_alloc_mw(3)), unbound. A type 1 window is
+ * bound with pv_bind_mw(); a type 2 window with a PV_WR_BIND_MW work
+ * request on an RC QP of the same PD, which ties it to that QP (type 2B, as
+ * rxe and mlx5), and freed for a new bind by PV_WR_LOCAL_INV or by a peer's
+ * PV_WR_SEND_WITH_INV naming its rkey.
+ * @return The window; NULL with errno: EINVAL NULL pd or unknown type;
+ *         ENOMEM no key left (max_mw); EOPNOTSUPP the driver has no windows.
+ * Thread: any.
+ */
+PV_EXPORT struct pv_mw *pv_alloc_mw(struct pv_pd *pd, enum pv_mw_type type);
+
+/**
+ * Free a memory window (ibv_dealloc_mw(3)); a bound window is unbound first
+ * (its rkey stops working at once).
+ * @return 0, or a positive errno: EINVAL NULL mw.
+ */
+PV_EXPORT int pv_dealloc_mw(struct pv_mw *mw);
+
+/**
+ * The rkey a window gets at its next bind (ibv_inc_rkey(3)): the low 8 bits
+ * (the key, IBTA 10.6.7.2.1) incremented, the index bits kept.
+ */
+static inline uint32_t
+pv_inc_rkey(uint32_t rkey)
+{
+	const uint32_t mask = 0x000000ff;
+	uint8_t newtag = (uint8_t)((rkey + 1) & mask);
+
+	return (rkey & ~mask) | newtag;
+}
+
+/**
+ * Bind a type 1 memory window (ibv_bind_mw(3)): posts a bind work request on
+ * @p qp's send queue (an RC QP of the window's PD, in RTS); on success
+ * mw->rkey is the window's new rkey (pv_inc_rkey() of the old one), valid
+ * for remote access once the bind completes (PV_WC_BIND_MW, when
+ * signaled). bind_info.mr NULL with addr and length 0 unbinds. The MR needs
+ * PV_ACCESS_MW_BIND; remote write or atomic access needs an MR with local
+ * write; the window must lie inside the MR; ZERO_BASED is for type 2 only.
+ * Those rules are checked when the bind executes: a violation completes it
+ * with PV_WC_MW_BIND_ERR and moves the QP to ERR (IBTA 10.6.7.2).
+ * @return 0, or a positive errno: EINVAL NULL argument, not a type 1 window,
+ *         no MR with a non-empty range; EPERM the MR's PD is not the
+ *         window's; the errors of pv_post_send() (ENOMEM send queue full).
+ * Thread: as pv_post_send().
+ */
+PV_EXPORT int pv_bind_mw(struct pv_qp *qp, struct pv_mw *mw, struct pv_mw_bind *mw_bind);
 
 /**
  * Create an address handle for UD (ibv_create_ah(3)).
@@ -953,15 +1101,11 @@ PV_EXPORT int pv_dereg_mr(struct pv_mr *mr);
  *         index, RoCE without is_global, unknown static_rate; ENOMEM.
  * Ownership: @p attr is copied (into ah->attr).
  *
- * On softroce today this verb resolves the destination's MAC address
- * itself: unless the address is in the device's ARP cache it sends ARP
- * requests and runs the device's engine (receive, protocol processing,
- * completions of every QP of the device) on the caller's thread until the
- * answer comes, blocking up to the device's arp_timeout_ms (3 s by default;
- * then NULL with errno ETIMEDOUT). Call it from the thread that owns the
- * device's progress, not beside another thread polling the same device.
- * This changes when address resolution moves to the control thread
- * (ARCHITECTURE.md, decision 5).
+ * On softroce the destination's MAC address is resolved in the background
+ * (ARP, non-blocking): the call returns at once; sends on the AH wait in
+ * the device's neighbour queue until the answer comes, and are dropped if
+ * none comes within arp_timeout_ms (as a NIC drops a UD packet it cannot
+ * deliver).
  */
 PV_EXPORT struct pv_ah *pv_create_ah(struct pv_pd *pd, struct pv_ah_attr *attr);
 
@@ -1071,6 +1215,43 @@ PV_EXPORT int pv_query_srq(struct pv_srq *srq, struct pv_srq_attr *srq_attr);
 /** Destroy an SRQ (ibv_destroy_srq(3)); 0, EINVAL, or EBUSY a QP uses it. */
 PV_EXPORT int pv_destroy_srq(struct pv_srq *srq);
 
+/**
+ * Open an XRC domain (ibv_open_xrcd(3)). With fd -1 the domain is this
+ * process's own; sharing one between processes through a file (fd >= 0)
+ * is not implemented (EOPNOTSUPP).
+ * @return The domain; NULL with errno: EINVAL NULL argument, comp_mask
+ *         without FD and OFLAGS or with unknown bits; EOPNOTSUPP fd >= 0, or
+ *         the driver has no XRC; ENOMEM.
+ */
+PV_EXPORT struct pv_xrcd *pv_open_xrcd(struct pv_context *context,
+				       struct pv_xrcd_init_attr *xrcd_init_attr);
+
+/**
+ * Close an XRC domain (ibv_close_xrcd(3)).
+ * @return 0, or a positive errno: EINVAL NULL; EBUSY XRC SRQs or TGT QPs use it.
+ */
+PV_EXPORT int pv_close_xrcd(struct pv_xrcd *xrcd);
+
+/**
+ * Create a shared receive queue, basic or XRC (ibv_create_srq_ex(3)).
+ * comp_mask must hold PV_SRQ_INIT_ATTR_PD (and TYPE for a non-basic SRQ); an
+ * XRC SRQ (PV_SRQT_XRC) also needs PV_SRQ_INIT_ATTR_XRCD and _CQ: the TGT
+ * QPs of its domain place the messages that name its SRQ number
+ * (pv_get_srq_num()) in its receive WQEs and complete them on its CQ.
+ * @return The SRQ, attr updated to the granted sizes; NULL with errno:
+ *         EINVAL NULL argument, missing or unknown comp_mask bits, sizes as
+ *         pv_create_srq(), objects of another context; EOPNOTSUPP tag
+ *         matching (PV_SRQT_TM) or a type the driver lacks; ENOMEM.
+ */
+PV_EXPORT struct pv_srq *pv_create_srq_ex(struct pv_context *context,
+					  struct pv_srq_init_attr_ex *srq_init_attr_ex);
+
+/**
+ * The number of an XRC SRQ, for the senders' remote_srqn (ibv_get_srq_num(3)).
+ * @return 0, or a positive errno: EINVAL NULL argument or not an XRC SRQ.
+ */
+PV_EXPORT int pv_get_srq_num(struct pv_srq *srq, uint32_t *srq_num);
+
 /* ---------------------------------------------------------------------- */
 /* Queue pairs                                                             */
 /* ---------------------------------------------------------------------- */
@@ -1102,15 +1283,11 @@ PV_EXPORT struct pv_qp *pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *q
  *         qp_access_flags, PSN or dest_qp_num beyond 24 bits, AV failing
  *         pv_create_ah()'s checks); the driver's errno (ENOMEM ...).
  *
- * On softroce today the transition to RTR of an RC or UC QP resolves the
- * peer's MAC address from ah_attr's GID: unless it is in the device's ARP
- * cache this sends ARP requests and runs the device's engine (receive,
- * protocol processing, completions of every QP of the device) on the
- * caller's thread until the answer comes, blocking up to the device's
- * arp_timeout_ms (3 s by default; then ETIMEDOUT, the QP left in its old
- * state). Call it from the thread that owns the device's progress, not
- * beside another thread polling the same device. This changes when address
- * resolution moves to the control thread (ARCHITECTURE.md, decision 5).
+ * On softroce the transition to RTR of an RC or UC QP starts resolving the
+ * peer's MAC address from ah_attr's GID and returns at once; the first
+ * packets wait in the device's neighbour queue for the answer (retried by
+ * the retransmission timer if it is late; the QP fails with
+ * PV_WC_RETRY_EXC_ERR if no answer comes).
  */
 PV_EXPORT int pv_modify_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 

@@ -135,6 +135,18 @@ struct pv_driver_ops {
 	int (*attach_mcast)(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
 	int (*detach_mcast)(struct pv_qp *qp, const union pv_gid *gid, uint16_t lid);
 
+	/** pv_alloc_mw(): lib/verbs checked the type; sets mw->rkey. */
+	struct pv_mw *(*alloc_mw)(struct pv_pd *pd, enum pv_mw_type type);
+	int (*dealloc_mw)(struct pv_mw *mw);
+	/** pv_open_xrcd(): fd is -1 (lib/verbs refuses shared domains). */
+	struct pv_xrcd *(*open_xrcd)(struct pv_context *context,
+				     struct pv_xrcd_init_attr *attr);
+	int (*close_xrcd)(struct pv_xrcd *xrcd);
+	/** pv_create_srq_ex() of an XRC SRQ (basic SRQs go to create_srq). */
+	struct pv_srq *(*create_srq_ex)(struct pv_context *context,
+					struct pv_srq_init_attr_ex *attr);
+	int (*get_srq_num)(struct pv_srq *srq, uint32_t *srq_num);
+
 	/** pv_progress(): work done (>= 0) or -errno. Fast path of the caller. */
 	int (*progress)(struct pv_context *context);
 	/**

@@ -179,6 +179,44 @@ stub_mcast(struct pv_qp *qp __rte_unused, const union pv_gid *gid __rte_unused,
 	return EOPNOTSUPP;
 }
 
+static struct pv_mw *
+stub_alloc_mw(struct pv_pd *pd __rte_unused, enum pv_mw_type type __rte_unused)
+{
+	return verbs_err_ptr(EOPNOTSUPP);
+}
+
+static int
+stub_dealloc_mw(struct pv_mw *mw __rte_unused)
+{
+	return EOPNOTSUPP;
+}
+
+static struct pv_xrcd *
+stub_open_xrcd(struct pv_context *context __rte_unused,
+	       struct pv_xrcd_init_attr *attr __rte_unused)
+{
+	return verbs_err_ptr(EOPNOTSUPP);
+}
+
+static int
+stub_close_xrcd(struct pv_xrcd *xrcd __rte_unused)
+{
+	return EOPNOTSUPP;
+}
+
+static struct pv_srq *
+stub_create_srq_ex(struct pv_context *context __rte_unused,
+		   struct pv_srq_init_attr_ex *attr __rte_unused)
+{
+	return verbs_err_ptr(EOPNOTSUPP);
+}
+
+static int
+stub_get_srq_num(struct pv_srq *srq __rte_unused, uint32_t *srq_num __rte_unused)
+{
+	return EINVAL;	/* no XRC SRQ without the driver's create_srq_ex */
+}
+
 static int
 stub_progress(struct pv_context *context __rte_unused)
 {
@@ -232,6 +270,12 @@ static const struct pv_driver_ops verbs_stub_ops = {
 	.destroy_qp = stub_destroy_qp,
 	.attach_mcast = stub_mcast,
 	.detach_mcast = stub_mcast,
+	.alloc_mw = stub_alloc_mw,
+	.dealloc_mw = stub_dealloc_mw,
+	.open_xrcd = stub_open_xrcd,
+	.close_xrcd = stub_close_xrcd,
+	.create_srq_ex = stub_create_srq_ex,
+	.get_srq_num = stub_get_srq_num,
 	.progress = stub_progress,
 	.set_progress_mode = stub_set_progress_mode,
 	.get_progress_mode = stub_get_progress_mode,
@@ -275,6 +319,12 @@ verbs_ops_fill(struct pv_driver_ops *full, const struct pv_driver_ops *drv)
 	VERBS_OP_FILL(full, drv, destroy_qp);
 	VERBS_OP_FILL(full, drv, attach_mcast);
 	VERBS_OP_FILL(full, drv, detach_mcast);
+	VERBS_OP_FILL(full, drv, alloc_mw);
+	VERBS_OP_FILL(full, drv, dealloc_mw);
+	VERBS_OP_FILL(full, drv, open_xrcd);
+	VERBS_OP_FILL(full, drv, close_xrcd);
+	VERBS_OP_FILL(full, drv, create_srq_ex);
+	VERBS_OP_FILL(full, drv, get_srq_num);
 	VERBS_OP_FILL(full, drv, progress);
 	VERBS_OP_FILL(full, drv, set_progress_mode);
 	VERBS_OP_FILL(full, drv, get_progress_mode);

@@ -102,6 +102,14 @@ int pv_verbs_port_query(struct pv_context *ctx, uint8_t port_num, struct pv_port
 int pv_verbs_ah_attr_check(struct pv_context *ctx, const struct pv_ah_attr *attr);
 
 /**
+ * Fill the common fields of an SRQ a driver created (context, handle,
+ * owner, events) and take references on @p pd and, for an XRC SRQ, on
+ * @p xrcd and @p cq (released by pv_destroy_srq()).
+ */
+void pv_verbs_srq_fill(struct pv_srq *srq, struct pv_pd *pd, void *srq_context,
+		       struct pv_xrcd *xrcd, struct pv_cq *cq);
+
+/**
  * Remove every device (driver remove op) and forget the probe, so the next
  * pv_get_device_list() probes again. A pv_cleanup() hook.
  */

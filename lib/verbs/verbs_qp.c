@@ -41,17 +41,30 @@ pv_create_srq(struct pv_pd *pd, struct pv_srq_init_attr *srq_init_attr)
 	srq = verbs_ops(ctx)->create_srq(pd, srq_init_attr);
 	if (srq == NULL)
 		return NULL;
-	srq->context = ctx;
-	srq->srq_context = srq_init_attr->srq_context;
+	pv_verbs_srq_fill(srq, pd, srq_init_attr->srq_context, NULL, NULL);
+	return srq;
+}
+
+void
+pv_verbs_srq_fill(struct pv_srq *srq, struct pv_pd *pd, void *srq_context,
+		  struct pv_xrcd *xrcd, struct pv_cq *cq)
+{
+	srq->context = pd->context;
+	srq->srq_context = srq_context;
 	srq->pd = pd;
-	srq->handle = verbs_handle_next(ctx);
+	srq->handle = verbs_handle_next(pd->context);
 	srq->usecnt = 0;
 	srq->lcore_id = rte_lcore_id();
 	pthread_mutex_init(&srq->mutex, NULL);
 	pthread_cond_init(&srq->cond, NULL);
 	srq->events_completed = 0;
+	srq->xrcd = xrcd;
+	srq->cq = cq;
 	verbs_ref_get(&pd->usecnt);
-	return srq;
+	if (xrcd != NULL)
+		verbs_ref_get(&xrcd->usecnt);
+	if (cq != NULL)
+		verbs_ref_get(&cq->usecnt);
 }
 
 int
@@ -95,6 +108,8 @@ pv_query_srq(struct pv_srq *srq, struct pv_srq_attr *srq_attr)
 int
 pv_destroy_srq(struct pv_srq *srq)
 {
+	struct pv_xrcd *xrcd;
+	struct pv_cq *cq;
 	struct pv_pd *pd;
 	int ret;
 
@@ -106,6 +121,8 @@ pv_destroy_srq(struct pv_srq *srq)
 		return EBUSY;
 	}
 	pd = srq->pd;
+	xrcd = srq->xrcd;
+	cq = srq->cq;
 	pthread_cond_destroy(&srq->cond);
 	pthread_mutex_destroy(&srq->mutex);
 	ret = verbs_ops(srq->context)->destroy_srq(srq);
@@ -115,6 +132,10 @@ pv_destroy_srq(struct pv_srq *srq)
 		return ret;
 	}
 	verbs_ref_put(&pd->usecnt);
+	if (xrcd != NULL)
+		verbs_ref_put(&xrcd->usecnt);
+	if (cq != NULL)
+		verbs_ref_put(&cq->usecnt);
 	return 0;
 }
 

@@ -72,7 +72,7 @@ test_key_same_slot_random(void)
 		CU_ASSERT_PTR_NULL(pv_sroce_mr_reg(pd, buf, sizeof(buf), 0));
 		CU_ASSERT_EQUAL(pv_sroce_mr_dereg(mr), 0);
 		/* the dead key opens nothing */
-		CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&one, sroce_pd(pd), keys[i],
+		CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&one, sroce_pd(pd), 0, keys[i],
 						      (uintptr_t)buf, 8, PV_ACCESS_REMOTE_READ));
 	}
 	CU_ASSERT_EQUAL(repeats, 0);
@@ -116,9 +116,9 @@ test_key_many_live(void)
 
 		rng = rng * 1103515245u + 12345u;
 		bad = k ^ (1u << (32 - bits + (rng >> 8) % bits));
-		if (pv_sroce_mr_remote(&big, p, k, (uintptr_t)buf, 8,
+		if (pv_sroce_mr_remote(&big, p, 0, k, (uintptr_t)buf, 8,
 				       PV_ACCESS_REMOTE_WRITE) == buf &&
-		    pv_sroce_mr_remote(&big, p, bad, (uintptr_t)buf, 8,
+		    pv_sroce_mr_remote(&big, p, 0, bad, (uintptr_t)buf, 8,
 				       PV_ACCESS_REMOTE_WRITE) == NULL)
 			flip_ok++;
 	}
@@ -164,26 +164,26 @@ test_remote_checks(void)
 	k = mr->rkey;
 	CU_ASSERT_EQUAL(mr->lkey, k);
 	CU_ASSERT_NOT_EQUAL(k & dev.mr_mask, 0);
-	CU_ASSERT_PTR_EQUAL(pv_sroce_mr_remote(&dev, p1, k, va, 4096, PV_ACCESS_REMOTE_WRITE),
+	CU_ASSERT_PTR_EQUAL(pv_sroce_mr_remote(&dev, p1, 0, k, va, 4096, PV_ACCESS_REMOTE_WRITE),
 			    buf);
-	CU_ASSERT_PTR_EQUAL(pv_sroce_mr_remote(&dev, p1, k, va + 4095, 1,
+	CU_ASSERT_PTR_EQUAL(pv_sroce_mr_remote(&dev, p1, 0, k, va + 4095, 1,
 					       PV_ACCESS_REMOTE_WRITE), buf + 4095);
 	/* bounds */
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, k, va + 1, 4096, PV_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, k, va - 1, 2, PV_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, k, UINT64_MAX - 2, 8,
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, k, va + 1, 4096, PV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, k, va - 1, 2, PV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, k, UINT64_MAX - 2, 8,
 					      PV_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, k, va + 4096, 1, PV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, k, va + 4096, 1, PV_ACCESS_REMOTE_WRITE));
 	/* right, PD, key */
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, k, va, 8, PV_ACCESS_REMOTE_READ));
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p2, k, va, 8, PV_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, k ^ 1, va, 8, PV_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, va, 8, PV_ACCESS_REMOTE_WRITE));
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0xffffff00, va, 8,
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, k, va, 8, PV_ACCESS_REMOTE_READ));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p2, 0, k, va, 8, PV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, k ^ 1, va, 8, PV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, 0, va, 8, PV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, 0xffffff00, va, 8,
 					      PV_ACCESS_REMOTE_WRITE));
 	/* the key of a deregistered MR is dead */
 	CU_ASSERT_EQUAL(pv_sroce_mr_dereg(mr), 0);
-	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, k, va, 8, PV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_PTR_NULL(pv_sroce_mr_remote(&dev, p1, 0, k, va, 8, PV_ACCESS_REMOTE_WRITE));
 	pv_sroce_pd_dealloc(pd1);
 	pv_sroce_pd_dealloc(pd2);
 }
