@@ -276,7 +276,7 @@ sroce_mw_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t
 	/* the bind checked the window lies in the MR; the MR stays while bound */
 	if (!sroce_mr_covers(mw->mr, mr_va, len))
 		return NULL;
-	return (uint8_t *)(uintptr_t)mr_va;
+	return (uint8_t *)(mw->mr->vaddr + (mr_va - mw->mr->start));
 }
 
 uint8_t *

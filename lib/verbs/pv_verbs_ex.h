@@ -23,10 +23,7 @@
 extern "C" {
 #endif
 
-/* defined by the memory window, XRC and WQ verbs */
-struct pv_xrcd;
-struct pv_mw;
-struct pv_mw_bind_info;
+/* defined by the WQ verbs (not implemented) */
 struct pv_rwq_ind_table;
 
 /* ---------------------------------------------------------------------- */
@@ -341,7 +338,8 @@ struct pv_qp_ex {
  * and the pv_wr_* calls; send_ops_flags lists the operations it will post
  * (each allowed for the QP type, as ibv_wr_post(3)'s table says, and by the
  * device: atomics need atomic_cap, LOCAL_INV/SEND_WITH_INV need
- * PV_DEVICE_MEM_MGT_EXTENSIONS, BIND_MW PV_DEVICE_MEM_WINDOW). A send queue
+ * PV_DEVICE_MEM_MGT_EXTENSIONS or PV_DEVICE_MEM_WINDOW, BIND_MW
+ * PV_DEVICE_MEM_WINDOW with type 2A or 2B windows). A send queue
  * of max_send_wr entries, max_send_sge SGEs and max_inline_data bytes per
  * WR is then kept by lib/verbs for the batch (freed with the QP).
  * The calling thread becomes the QP's owner. attr->cap gets the granted sizes.
@@ -395,7 +393,11 @@ pv_wr_atomic_fetch_add(struct pv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr,
 	qp->wr_atomic_fetch_add(qp, rkey, remote_addr, add);
 }
 
-/** Bind type 2 memory window @p mw with new @p rkey (EOPNOTSUPP for now). */
+/**
+ * Bind type 2 memory window @p mw with its new @p rkey (pv_inc_rkey() of
+ * mw->rkey) to @p bind_info's range; the bind's rules are checked when it
+ * executes (PV_WC_MW_BIND_ERR), as for PV_WR_BIND_MW. No setter follows.
+ */
 static inline void
 pv_wr_bind_mw(struct pv_qp_ex *qp, struct pv_mw *mw, uint32_t rkey,
 	      const struct pv_mw_bind_info *bind_info)

@@ -150,12 +150,22 @@ verbs_wr_atomic_fetch_add(struct pv_qp_ex *qpx, uint32_t rkey, uint64_t remote_a
 }
 
 static void
-verbs_wr_bind_mw(struct pv_qp_ex *qpx, struct pv_mw *mw __rte_unused,
-		 uint32_t rkey __rte_unused, const struct pv_mw_bind_info *bind_info __rte_unused)
+verbs_wr_bind_mw(struct pv_qp_ex *qpx, struct pv_mw *mw, uint32_t rkey,
+		 const struct pv_mw_bind_info *bind_info)
 {
-	/* TODO: build PV_WR_BIND_MW once struct pv_mw_bind_info and the bind_mw
-	 * member of pv_send_wr are on main; creation refuses BIND_MW until then */
-	verbs_wr_new(qpx, PV_WR_BIND_MW, PV_QP_EX_WITH_BIND_MW);
+	struct pv_send_wr *wr = verbs_wr_new(qpx, PV_WR_BIND_MW, PV_QP_EX_WITH_BIND_MW);
+
+	if (wr == NULL)
+		return;
+	if (unlikely(mw == NULL || bind_info == NULL)) {
+		verbs_wr_fail(qpx->wr_batch, EINVAL);
+		return;
+	}
+	/* the bind's own rules (type 2, MR, range, access) are the driver's,
+	 * checked when it executes, as for a PV_WR_BIND_MW of pv_post_send() */
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *bind_info;
 }
 
 static void
@@ -574,11 +584,15 @@ verbs_send_ops_check(struct pv_context *ctx, const struct pv_qp_init_attr_ex *x)
 	if (dattr->atomic_cap == PV_ATOMIC_NONE)
 		allowed &= ~(uint64_t)(PV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 				       PV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
-	if (!(dattr->device_cap_flags & PV_DEVICE_MEM_MGT_EXTENSIONS))
+	/* invalidation: of fast-registered MRs or of memory windows */
+	if (!(dattr->device_cap_flags & (PV_DEVICE_MEM_MGT_EXTENSIONS | PV_DEVICE_MEM_WINDOW)))
 		allowed &= ~(uint64_t)(PV_QP_EX_WITH_LOCAL_INV | PV_QP_EX_WITH_SEND_WITH_INV);
-	/* TODO: PV_QP_EX_WITH_BIND_MW with PV_DEVICE_MEM_WINDOW once memory
-	 * windows are on main; TSO and ATOMIC_WRITE: no driver */
-	allowed &= ~(uint64_t)PV_QP_EX_WITH_BIND_MW;
+	/* a bind WR binds a type 2 window */
+	if (!(dattr->device_cap_flags & PV_DEVICE_MEM_WINDOW) ||
+	    !(dattr->device_cap_flags & (PV_DEVICE_MEM_WINDOW_TYPE_2A |
+					 PV_DEVICE_MEM_WINDOW_TYPE_2B)))
+		allowed &= ~(uint64_t)PV_QP_EX_WITH_BIND_MW;
+	/* TSO and ATOMIC_WRITE: no driver executes them, never allowed */
 	if (ops & ~allowed)
 		return EOPNOTSUPP;
 	return 0;
