@@ -103,7 +103,10 @@ struct pv_mlx5_mr {
 
 /** Data-path view of a CQ: what mlx5dv_init_obj() reports, pre-digested. */
 struct pv_mlx5_cq {
-	struct pv_cq ibcq;			/**< public part, first */
+	union {					/**< public part, first */
+		struct pv_cq ibcq;
+		struct pv_cq_ex ibcqx;		/**< room for pv_create_cq_ex() */
+	};
 	/* hot: poll_cq */
 	uint8_t *buf;				/**< 64-byte part of CQE 0 */
 	uint32_t ci;				/**< consumer index, free running */
@@ -156,7 +159,10 @@ typedef uint64_t (*pv_mlx5_recv_retire_fn)(struct pv_mlx5_qp *qp, uint16_t wqe_c
 
 /** Data-path view of an RC QP. */
 struct pv_mlx5_qp {
-	struct pv_qp ibqp;			/**< public part, first */
+	union {					/**< public part, first */
+		struct pv_qp ibqp;
+		struct pv_qp_ex ibqpx;		/**< room for the pv_wr_* API */
+	};
 	/* hot: post_send */
 	uint8_t *sq_buf;			/**< WQEBB 0 */
 	uint32_t sq_pi;				/**< next WQEBB, free running */

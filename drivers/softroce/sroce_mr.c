@@ -133,6 +133,12 @@ pv_sroce_pd_dealloc(struct pv_pd *pd)
 struct pv_mr *
 pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 {
+	return pv_sroce_mr_reg_iova(ibpd, addr, length, (uintptr_t)addr, access);
+}
+
+struct pv_mr *
+pv_sroce_mr_reg_iova(struct pv_pd *ibpd, void *addr, size_t length, uint64_t iova, int access)
+{
 	struct sroce_pd *pd = sroce_pd(ibpd);
 	struct sroce_dev *dev = pd->dev;
 	struct sroce_mr_chunk *c = NULL;
@@ -176,7 +182,8 @@ pv_sroce_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 		return NULL;
 	}
 	mr->pd = pd;
-	mr->start = (uintptr_t)addr;
+	mr->start = iova;
+	mr->vaddr = (uintptr_t)addr;
 	mr->length = length;
 	mr->access = access;
 	mr->key = sroce_key_new(dev, idx, c->last_key[idx & SROCE_MR_CHUNK_MASK]);
@@ -269,7 +276,7 @@ sroce_mw_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t
 	/* the bind checked the window lies in the MR; the MR stays while bound */
 	if (!sroce_mr_covers(mw->mr, mr_va, len))
 		return NULL;
-	return (uint8_t *)(uintptr_t)mr_va;
+	return (uint8_t *)(mw->mr->vaddr + (mr_va - mw->mr->start));
 }
 
 uint8_t *
@@ -284,7 +291,7 @@ pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint3
 	if (mr == NULL || mr->pd != pd || (mr->access & access) != access ||
 	    !sroce_mr_covers(mr, va, len))
 		return NULL;
-	return (uint8_t *)(uintptr_t)va;
+	return (uint8_t *)(mr->vaddr + (va - mr->start));
 }
 
 int
@@ -303,6 +310,7 @@ pv_sroce_mr_local(const struct sroce_dev *dev, const struct sroce_pd *pd,
 		     (need_write && !(mr->access & PV_ACCESS_LOCAL_WRITE)) ||
 		     !sroce_mr_covers(mr, sge->addr, sge->length)))
 		return -EINVAL;
+	out->addr = (uint8_t *)(mr->vaddr + (sge->addr - mr->start));
 	return 0;
 }
 

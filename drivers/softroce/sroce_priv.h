@@ -287,7 +287,8 @@ struct sroce_pd {
 struct sroce_mr {
 	struct pv_mr ibmr;		/* must be first */
 	struct sroce_pd *pd;
-	uintptr_t start;
+	uint64_t start;		/* iova: first address WRs name (lkey and rkey) */
+	uintptr_t vaddr;		/* where byte 0 is in this process */
 	uint64_t length;
 	uint32_t key;
 	unsigned int access;
@@ -348,7 +349,10 @@ struct sroce_ah {
 };
 
 struct sroce_cq {
-	struct pv_cq ibcq;		/* must be first */
+	union {				/* must be first */
+		struct pv_cq ibcq;
+		struct pv_cq_ex ibcqx;	/* room for pv_create_cq_ex() */
+	};
 	struct sroce_dev *dev;
 	struct pv_wc *ring;
 	uint32_t mask;			/* ring entries - 1 */
@@ -509,7 +513,10 @@ typedef void (*sroce_resp_rx_fn)(struct sroce_qp *qp, struct sroce_pkt *pkt);
 typedef int (*sroce_req_tx_fn)(struct sroce_qp *qp);
 
 struct sroce_qp {
-	struct pv_qp ibqp;		/* must be first */
+	union {				/* must be first */
+		struct pv_qp ibqp;
+		struct pv_qp_ex ibqpx;	/* room for the pv_wr_* API */
+	};
 	struct sroce_dev *dev;
 	sroce_resp_rx_fn fp_resp_rx;
 	sroce_req_tx_fn fp_req_tx;
@@ -816,6 +823,9 @@ void pv_sroce_tables_fini(struct sroce_dev *dev);
 struct pv_pd *pv_sroce_pd_alloc(struct pv_context *context);
 int pv_sroce_pd_dealloc(struct pv_pd *pd);
 struct pv_mr *pv_sroce_mr_reg(struct pv_pd *pd, void *addr, size_t length, int access);
+/** pv_reg_mr_iova2(): keys address the region from @p iova (byte i of @p addr at iova + i). */
+struct pv_mr *pv_sroce_mr_reg_iova(struct pv_pd *pd, void *addr, size_t length, uint64_t iova,
+				   int access);
 int pv_sroce_mr_dereg(struct pv_mr *mr);
 /**
  * Check a remote access of @p len bytes at @p va with @p rkey for @p access

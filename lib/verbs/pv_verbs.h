@@ -26,10 +26,16 @@
 #ifndef PV_LIB_VERBS_PV_VERBS_H
 #define PV_LIB_VERBS_PV_VERBS_H
 
-#include <stddef.h>
+/* the system headers of rdma-core's infiniband/verbs.h (v44), so that a
+ * libibverbs program that relies on them compiles once renamed */
 #include <stdint.h>
-#include <stdio.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <errno.h>
+#include <string.h>
+#include <linux/types.h>
+#include <sys/types.h>
+#include <stdio.h>
 #include <netinet/in.h>
 
 #ifdef __cplusplus
@@ -40,10 +46,10 @@ extern "C" {
 #define PV_EXPORT __attribute__((visibility("default")))
 #endif
 
-/** Big-endian annotated integers, as in <linux/types.h> (__be16/32/64). */
-typedef uint16_t pv_be16;
-typedef uint32_t pv_be32;
-typedef uint64_t pv_be64;
+/** Big-endian integers: <linux/types.h>' __be16/32/64, as verbs.h uses them. */
+typedef __be16 pv_be16;
+typedef __be32 pv_be32;
+typedef __be64 pv_be64;
 
 /* ---------------------------------------------------------------------- */
 /* Enumerations (values identical to infiniband/verbs.h)                   */
@@ -230,11 +236,18 @@ enum pv_wc_opcode {
 	PV_WC_RECV_RDMA_WITH_IMM,
 };
 
+enum {
+	PV_WC_IP_CSUM_OK_SHIFT = 2,
+};
+
 enum pv_wc_flags {
 	PV_WC_GRH = 1 << 0,
 	PV_WC_WITH_IMM = 1 << 1,
-	PV_WC_IP_CSUM_OK = 1 << 2,
+	PV_WC_IP_CSUM_OK = 1 << PV_WC_IP_CSUM_OK_SHIFT,
 	PV_WC_WITH_INV = 1 << 3,
+	PV_WC_TM_SYNC_REQ = 1 << 4,
+	PV_WC_TM_MATCH = 1 << 5,
+	PV_WC_TM_DATA_VALID = 1 << 6,
 };
 
 enum pv_access_flags {
@@ -922,8 +935,11 @@ PV_EXPORT int pv_query_device(struct pv_context *context, struct pv_device_attr 
 
 /**
  * Query port attributes (ibv_query_port(3)); ports are numbered from 1.
- * @return 0, or a positive errno: EINVAL NULL argument or port_num not in
- *         1..phys_port_cnt.
+ * @p port_attr is zeroed before the driver fills it.
+ * @return 0, or a positive errno, which is also stored in errno (as
+ *         libibverbs' command path does): EINVAL NULL argument or port_num
+ *         not in 1..phys_port_cnt; the driver's errno.
+ * Thread: any (control path).
  */
 PV_EXPORT int pv_query_port(struct pv_context *context, uint8_t port_num,
 			    struct pv_port_attr *port_attr);
@@ -1455,5 +1471,8 @@ PV_EXPORT int pv_fork_init(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* extended verbs (ibv_*_ex), an indirect header of this one */
+#include "pv_verbs_ex.h"
 
 #endif /* PV_LIB_VERBS_PV_VERBS_H */

@@ -28,6 +28,13 @@
  *   must set the data-path pointers (fp_*) and the driver-specific public
  *   fields (lkey/rkey, qp_num, cqe, cap).
  * - Data-path ops live on the objects (pv_cq.fp_poll_cq ...), chosen at create.
+ * - Room for the extended verbs: a driver's QP struct starts with
+ *   union { struct pv_qp ibqp; struct pv_qp_ex ibqpx; } and its CQ struct
+ *   with union { struct pv_cq ibcq; struct pv_cq_ex ibcqx; }, zeroed at
+ *   allocation: lib/verbs keeps the work request and poll API state there
+ *   for every QP and CQ (pv_qp_to_qp_ex(), pv_create_cq_ex()).
+ * - Some optional ops have a generic default instead of an EOPNOTSUPP stub
+ *   (said at each): lib/verbs builds the verb from the classic ops.
  */
 
 #ifndef PV_LIB_VERBS_PV_VERBS_DRIVER_H
@@ -67,16 +74,36 @@ struct pv_driver_ops {
 	struct pv_context *(*open_device)(struct pv_device *device);
 	int (*close_device)(struct pv_context *context);
 	int (*query_device)(struct pv_context *context, struct pv_device_attr *attr);
+	/**
+	 * The extended capabilities of pv_query_device_ex(): called with
+	 * attr->orig_attr filled and every other field zero; sets what the
+	 * device has. 0 or a positive errno. Default: nothing (returns 0).
+	 */
+	int (*query_device_ex)(struct pv_context *context, struct pv_device_attr_ex *attr);
 	int (*query_port)(struct pv_context *context, uint8_t port_num,
 			  struct pv_port_attr *attr);
 	int (*query_gid)(struct pv_context *context, uint8_t port_num, int index,
 			 union pv_gid *gid);
+	/**
+	 * One GID entry with its type, for pv_query_gid_ex(); port and index
+	 * checked. 0, ENODATA empty entry, or a positive errno. Default:
+	 * query_gid, with type RoCE v2 on an Ethernet port, IB otherwise.
+	 */
+	int (*query_gid_ex)(struct pv_context *context, uint8_t port_num, uint32_t index,
+			    struct pv_gid_entry *entry);
 	int (*query_pkey)(struct pv_context *context, uint8_t port_num, int index,
 			  pv_be16 *pkey);
 
 	struct pv_pd *(*alloc_pd)(struct pv_context *context);
 	int (*dealloc_pd)(struct pv_pd *pd);
 	struct pv_mr *(*reg_mr)(struct pv_pd *pd, void *addr, size_t length, int access);
+	/**
+	 * pv_reg_mr_iova2() with @p iova other than @p addr (reg_mr serves
+	 * the other case): WRs address byte addr[i] as iova + i, through
+	 * lkey and rkey alike. Default: NULL with errno EOPNOTSUPP.
+	 */
+	struct pv_mr *(*reg_mr_iova)(struct pv_pd *pd, void *addr, size_t length, uint64_t iova,
+				     int access);
 	int (*dereg_mr)(struct pv_mr *mr);
 	struct pv_ah *(*create_ah)(struct pv_pd *pd, struct pv_ah_attr *attr);
 	int (*destroy_ah)(struct pv_ah *ah);
@@ -92,6 +119,14 @@ struct pv_driver_ops {
 	int (*destroy_srq)(struct pv_srq *srq);
 
 	struct pv_qp *(*create_qp)(struct pv_pd *pd, struct pv_qp_init_attr *attr);
+	/**
+	 * pv_create_qp_ex(): lib/verbs checked comp_mask, the PD and
+	 * send_ops_flags, and for RC/UC/UD/RAW_PACKET the pv_create_qp() rules;
+	 * the op checks the rest (XRC, create_flags ...). Default: create_qp
+	 * for a QP with no XRCD, create_flags, TSO header, indirection table or
+	 * RX hash and a non-XRC type; NULL with errno EOPNOTSUPP otherwise.
+	 */
+	struct pv_qp *(*create_qp_ex)(struct pv_context *context, struct pv_qp_init_attr_ex *attr);
 	/** Called after lib/verbs validated the transition; qp->state is the old state. */
 	int (*modify_qp)(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 	/** Fills @p attr; lib/verbs fills the init_attr of pv_query_qp() itself. */

@@ -294,6 +294,7 @@ pv_create_cq(struct pv_context *context, int cqe, void *cq_context,
 	cq->async_events_completed = 0;
 	cq->armed = 0;
 	cq->events_pending = 0;
+	container_of(cq, struct pv_cq_ex, cq_base)->poll = NULL;
 	verbs_ref_get(&context->usecnt);
 	return cq;
 }
@@ -314,6 +315,7 @@ pv_resize_cq(struct pv_cq *cq, int cqe)
 int
 pv_destroy_cq(struct pv_cq *cq)
 {
+	struct pv_verbs_cq_poll *poll;
 	struct pv_comp_channel *channel;
 	struct pv_context *ctx;
 	int ret;
@@ -326,6 +328,7 @@ pv_destroy_cq(struct pv_cq *cq)
 	}
 	ctx = cq->context;
 	channel = cq->channel;
+	poll = container_of(cq, struct pv_cq_ex, cq_base)->poll;
 	/* events not yet read die with the CQ (the kernel does the same) */
 	pv_verbs_cq_events_purge(cq);
 	pthread_cond_destroy(&cq->cond);
@@ -338,6 +341,7 @@ pv_destroy_cq(struct pv_cq *cq)
 	}
 	if (channel != NULL)
 		pv_verbs_channel_detach(channel);
+	free(poll);
 	verbs_ref_put(&ctx->usecnt);
 	return 0;
 }

@@ -316,11 +316,18 @@ pv_verbs_port_query(struct pv_context *ctx, uint8_t port_num, struct pv_port_att
 int
 pv_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_attr *port_attr)
 {
+	int ret;
+
 	if (context == NULL || port_attr == NULL)
-		return EINVAL;
-	if (pv_verbs_port_check(context, port_num) != 0)
-		return EINVAL;
-	return pv_verbs_port_query(context, port_num, port_attr);
+		ret = EINVAL;
+	else if (pv_verbs_port_check(context, port_num) != 0)
+		ret = EINVAL;
+	else
+		ret = pv_verbs_port_query(context, port_num, port_attr);
+	/* libibverbs returns the command's errno and leaves it in errno too */
+	if (ret != 0)
+		errno = ret;
+	return ret;
 }
 
 /* Check port and table index for query_gid/query_pkey; 0 or a positive errno. */

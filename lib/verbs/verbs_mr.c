@@ -179,8 +179,32 @@ verbs_mr_access_check(struct pv_context *ctx, int access)
 }
 
 struct pv_mr *
+pv_verbs_default_reg_mr_iova(struct pv_pd *pd, void *addr __rte_unused,
+			     size_t length __rte_unused, uint64_t iova __rte_unused,
+			     int access __rte_unused)
+{
+	VERBS_LOG(ERR, "pd %u: driver %s cannot register with an iova other than addr",
+		  pd->handle, pd->context->device->driver->name);
+	return verbs_err_ptr(EOPNOTSUPP);
+}
+
+struct pv_mr *
 pv_reg_mr(struct pv_pd *pd, void *addr, size_t length, int access)
 {
+	return pv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+struct pv_mr *
+pv_reg_mr_iova(struct pv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+{
+	return pv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+struct pv_mr *
+pv_reg_mr_iova2(struct pv_pd *pd, void *addr, size_t length, uint64_t iova,
+		unsigned int access_flags)
+{
+	int access = (int)access_flags;
 	struct pv_context *ctx;
 	struct pv_mr *mr;
 	int ret;
@@ -193,10 +217,19 @@ pv_reg_mr(struct pv_pd *pd, void *addr, size_t length, int access)
 			  length, verbs_dev_attr(ctx)->max_mr_size);
 		return verbs_err_ptr(EINVAL);
 	}
+	if (length - 1 > UINT64_MAX - iova) {
+		VERBS_LOG(ERR, "pd %u: iova 0x%" PRIx64 " + %zu bytes wraps", pd->handle, iova,
+			  length);
+		return verbs_err_ptr(EINVAL);
+	}
 	ret = verbs_mr_access_check(ctx, access);
 	if (ret != 0)
 		return verbs_err_ptr(ret);
-	mr = verbs_ops(ctx)->reg_mr(pd, addr, length, access);
+	/* iova is the address WRs use: the classic op when it is addr */
+	if (iova == (uintptr_t)addr)
+		mr = verbs_ops(ctx)->reg_mr(pd, addr, length, access);
+	else
+		mr = verbs_ops(ctx)->reg_mr_iova(pd, addr, length, iova, access);
 	if (mr == NULL)
 		return NULL;
 	mr->context = ctx;
@@ -207,6 +240,33 @@ pv_reg_mr(struct pv_pd *pd, void *addr, size_t length, int access)
 	mr->access = (unsigned int)access;
 	verbs_ref_get(&pd->usecnt);
 	return mr;
+}
+
+int
+pv_rereg_mr(struct pv_mr *mr, int flags, struct pv_pd *pd, void *addr, size_t length,
+	    int access)
+{
+	/* ibv_rereg_mr's own input checks (libibverbs verbs.c) */
+	if (mr == NULL || flags == 0 || (flags & ~PV_REREG_MR_FLAGS_SUPPORTED))
+		goto err_input;
+	if ((flags & PV_REREG_MR_CHANGE_TRANSLATION) && (addr == NULL || length == 0))
+		goto err_input;
+	if (access != 0 && !(flags & PV_REREG_MR_CHANGE_ACCESS))
+		goto err_input;
+	if ((flags & PV_REREG_MR_CHANGE_ACCESS) && verbs_mr_access_check(mr->context, access) != 0)
+		goto err_input;
+	if ((flags & PV_REREG_MR_CHANGE_PD) && (pd == NULL || pd->context != mr->context))
+		goto err_input;
+	/* no driver re-registers in place yet: the command fails, the MR is
+	 * left as it was (ibv_rereg_mr(3) still says not to use it) */
+	VERBS_LOG(ERR, "mr 0x%x: driver %s cannot re-register", mr->lkey,
+		  mr->context->device->driver->name);
+	errno = EOPNOTSUPP;
+	return PV_REREG_MR_ERR_CMD;
+
+err_input:
+	errno = EINVAL;
+	return PV_REREG_MR_ERR_INPUT;
 }
 
 int

@@ -244,12 +244,15 @@ static const struct pv_driver_ops verbs_stub_ops = {
 	.open_device = stub_open_device,
 	.close_device = stub_close_device,
 	.query_device = stub_query_device,
+	.query_device_ex = pv_verbs_default_query_device_ex,
 	.query_port = stub_query_port,
 	.query_gid = stub_query_gid,
+	.query_gid_ex = pv_verbs_default_query_gid_ex,
 	.query_pkey = stub_query_pkey,
 	.alloc_pd = stub_alloc_pd,
 	.dealloc_pd = stub_dealloc_pd,
 	.reg_mr = stub_reg_mr,
+	.reg_mr_iova = pv_verbs_default_reg_mr_iova,
 	.dereg_mr = stub_dereg_mr,
 	.create_ah = stub_create_ah,
 	.destroy_ah = stub_destroy_ah,
@@ -261,6 +264,7 @@ static const struct pv_driver_ops verbs_stub_ops = {
 	.query_srq = stub_query_srq,
 	.destroy_srq = stub_destroy_srq,
 	.create_qp = stub_create_qp,
+	.create_qp_ex = pv_verbs_default_create_qp_ex,
 	.modify_qp = stub_modify_qp,
 	.query_qp = stub_query_qp,
 	.destroy_qp = stub_destroy_qp,
@@ -289,12 +293,15 @@ verbs_ops_fill(struct pv_driver_ops *full, const struct pv_driver_ops *drv)
 	VERBS_OP_FILL(full, drv, open_device);
 	VERBS_OP_FILL(full, drv, close_device);
 	VERBS_OP_FILL(full, drv, query_device);
+	VERBS_OP_FILL(full, drv, query_device_ex);
 	VERBS_OP_FILL(full, drv, query_port);
 	VERBS_OP_FILL(full, drv, query_gid);
+	VERBS_OP_FILL(full, drv, query_gid_ex);
 	VERBS_OP_FILL(full, drv, query_pkey);
 	VERBS_OP_FILL(full, drv, alloc_pd);
 	VERBS_OP_FILL(full, drv, dealloc_pd);
 	VERBS_OP_FILL(full, drv, reg_mr);
+	VERBS_OP_FILL(full, drv, reg_mr_iova);
 	VERBS_OP_FILL(full, drv, dereg_mr);
 	VERBS_OP_FILL(full, drv, create_ah);
 	VERBS_OP_FILL(full, drv, destroy_ah);
@@ -306,6 +313,7 @@ verbs_ops_fill(struct pv_driver_ops *full, const struct pv_driver_ops *drv)
 	VERBS_OP_FILL(full, drv, query_srq);
 	VERBS_OP_FILL(full, drv, destroy_srq);
 	VERBS_OP_FILL(full, drv, create_qp);
+	VERBS_OP_FILL(full, drv, create_qp_ex);
 	VERBS_OP_FILL(full, drv, modify_qp);
 	VERBS_OP_FILL(full, drv, query_qp);
 	VERBS_OP_FILL(full, drv, destroy_qp);

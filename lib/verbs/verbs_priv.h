@@ -144,6 +144,33 @@ void pv_verbs_async_close(struct pv_context *ctx);
  */
 void pv_verbs_event_wait(struct pv_context *ctx, int fd);
 
+/*
+ * Generic defaults of the optional driver ops (pv_verbs_driver.h), built
+ * from the classic ops: verbs_ex.c, verbs_mr.c, verbs_qp_ex.c.
+ */
+int pv_verbs_default_query_device_ex(struct pv_context *ctx, struct pv_device_attr_ex *attr);
+int pv_verbs_default_query_gid_ex(struct pv_context *ctx, uint8_t port_num, uint32_t index,
+				  struct pv_gid_entry *entry);
+struct pv_mr *pv_verbs_default_reg_mr_iova(struct pv_pd *pd, void *addr, size_t length,
+					   uint64_t iova, int access);
+struct pv_qp *pv_verbs_default_create_qp_ex(struct pv_context *ctx,
+					    struct pv_qp_init_attr_ex *attr);
+
+/**
+ * Fill the common fields of a QP the driver created, take its references
+ * and install the work request API's functions (verbs_qp.c).
+ */
+void pv_verbs_qp_init(struct pv_qp *qp, struct pv_pd *pd, struct pv_qp_init_attr *attr);
+
+/** pv_create_qp()'s argument rules; 0 or EINVAL (verbs_qp.c). */
+int pv_verbs_qp_init_attr_check(struct pv_pd *pd, const struct pv_qp_init_attr *attr);
+
+/** Install the pv_qp_ex functions on @p qp, with no batch (verbs_qp_ex.c). */
+void pv_verbs_qp_ex_init(struct pv_qp *qp);
+
+/** Free the work request batch of @p qp, if any, after its destroy (verbs_qp_ex.c). */
+void pv_verbs_wr_batch_free(struct pv_verbs_wr_batch *batch);
+
 /** Remove queued completion events of @p cq from its channel (CQ destroy). */
 void pv_verbs_cq_events_purge(struct pv_cq *cq);
 

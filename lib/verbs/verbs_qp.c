@@ -156,9 +156,8 @@ verbs_qp_type_known(enum pv_qp_type type)
 	}
 }
 
-/* ibv_create_qp(3) argument rules; 0 or EINVAL. */
-static int
-verbs_qp_init_attr_check(struct pv_pd *pd, const struct pv_qp_init_attr *a)
+int
+pv_verbs_qp_init_attr_check(struct pv_pd *pd, const struct pv_qp_init_attr *a)
 {
 	const struct pv_device_attr *dattr = verbs_dev_attr(pd->context);
 	uint32_t max_wr = (uint32_t)dattr->max_qp_wr;
@@ -194,23 +193,12 @@ verbs_qp_init_attr_check(struct pv_pd *pd, const struct pv_qp_init_attr *a)
 	return 0;
 }
 
-struct pv_qp *
-pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
+void
+pv_verbs_qp_init(struct pv_qp *qp, struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
 {
 	static const struct pv_qp_cap no_cap;
-	struct pv_context *ctx;
-	struct pv_qp *qp;
-	int ret;
+	struct pv_context *ctx = pd->context;
 
-	if (pd == NULL || qp_init_attr == NULL)
-		return verbs_err_ptr(EINVAL);
-	ctx = pd->context;
-	ret = verbs_qp_init_attr_check(pd, qp_init_attr);
-	if (ret != 0)
-		return verbs_err_ptr(ret);
-	qp = verbs_ops(ctx)->create_qp(pd, qp_init_attr);
-	if (qp == NULL)
-		return NULL;
 	qp->context = ctx;
 	qp->qp_context = qp_init_attr->qp_context;
 	qp->pd = pd;
@@ -235,6 +223,24 @@ pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
 	verbs_ref_get(&qp->recv_cq->usecnt);
 	if (qp->srq != NULL)
 		verbs_ref_get(&qp->srq->usecnt);
+	pv_verbs_qp_ex_init(qp);
+}
+
+struct pv_qp *
+pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
+{
+	struct pv_qp *qp;
+	int ret;
+
+	if (pd == NULL || qp_init_attr == NULL)
+		return verbs_err_ptr(EINVAL);
+	ret = pv_verbs_qp_init_attr_check(pd, qp_init_attr);
+	if (ret != 0)
+		return verbs_err_ptr(ret);
+	qp = verbs_ops(pd->context)->create_qp(pd, qp_init_attr);
+	if (qp == NULL)
+		return NULL;
+	pv_verbs_qp_init(qp, pd, qp_init_attr);
 	return qp;
 }
 
@@ -355,6 +361,7 @@ pv_query_qp(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask,
 int
 pv_destroy_qp(struct pv_qp *qp)
 {
+	struct pv_verbs_wr_batch *batch;
 	struct pv_cq *scq, *rcq;
 	struct pv_srq *srq;
 	struct pv_pd *pd;
@@ -362,6 +369,7 @@ pv_destroy_qp(struct pv_qp *qp)
 
 	if (qp == NULL)
 		return EINVAL;
+	batch = container_of(qp, struct pv_qp_ex, qp_base)->wr_batch;
 	pd = qp->pd;
 	scq = qp->send_cq;
 	rcq = qp->recv_cq;
@@ -374,6 +382,7 @@ pv_destroy_qp(struct pv_qp *qp)
 		pthread_cond_init(&qp->cond, NULL);
 		return ret;
 	}
+	pv_verbs_wr_batch_free(batch);
 	verbs_ref_put(&pd->usecnt);
 	verbs_ref_put(&scq->usecnt);
 	verbs_ref_put(&rcq->usecnt);

@@ -29,7 +29,9 @@ if [ "$count" -lt 1 ] || [ -z "$syms" ]; then
 	echo "symbols.sh: $lib exports nothing" >&2
 	exit 1
 fi
-if ! nm -D --defined-only "$lib" | grep -q " A $node\$"; then
+# not "nm | grep -q": grep quits at the match and, under pipefail, nm's
+# SIGPIPE on a long symbol list would fail the check
+if ! grep -q " A $node\$" <<<"$(nm -D --defined-only "$lib")"; then
 	echo "symbols.sh: $lib has no version node $node" >&2
 	exit 1
 fi

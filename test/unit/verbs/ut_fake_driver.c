@@ -122,6 +122,7 @@ ut_query_device(struct pv_context *context, struct pv_device_attr *attr)
 	attr->max_qp = 64;
 	attr->max_qp_wr = UT_MAX_QP_WR;
 	attr->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN;
+	attr->atomic_cap = PV_ATOMIC_HCA;
 	attr->max_sge = UT_MAX_SGE;
 	attr->max_cq = 64;
 	attr->max_cqe = UT_MAX_CQE;
@@ -227,11 +228,16 @@ ut_destroy_ah(struct pv_ah *ah)
 	return 0;
 }
 
+/* Hands out the completions queued in ut_fake.wc, oldest first. */
 static int
-ut_poll_cq(struct pv_cq *cq __rte_unused, int num_entries __rte_unused,
-	   struct pv_wc *wc __rte_unused)
+ut_poll_cq(struct pv_cq *cq __rte_unused, int num_entries, struct pv_wc *wc)
 {
-	return 0;
+	int n = 0;
+
+	ut_fake.poll_cq_calls++;
+	while (n < num_entries && ut_fake.wc_next < ut_fake.nb_wc)
+		wc[n++] = ut_fake.wc[ut_fake.wc_next++];
+	return n;
 }
 
 static int
@@ -247,10 +253,13 @@ static struct pv_cq *
 ut_create_cq(struct pv_context *context __rte_unused, int cqe,
 	     struct pv_comp_channel *channel __rte_unused, int comp_vector __rte_unused)
 {
-	struct pv_cq *cq = calloc(1, sizeof(*cq));
+	/* room for pv_create_cq_ex(), as a driver's CQ has (pv_verbs_driver.h) */
+	struct pv_cq_ex *cqx = calloc(1, sizeof(*cqx));
+	struct pv_cq *cq;
 
-	if (cq == NULL)
+	if (cqx == NULL)
 		return NULL;
+	cq = &cqx->cq_base;
 	cq->fp_poll_cq = ut_poll_cq;
 	cq->fp_req_notify_cq = ut_req_notify_cq;
 	cq->cqe = cqe;
@@ -306,11 +315,30 @@ ut_destroy_srq(struct pv_srq *srq)
 	return 0;
 }
 
+/* Records the list (and copies of its first SGEs) in ut_fake.sent. */
 static int
-ut_post_send(struct pv_qp *qp __rte_unused, struct pv_send_wr *wr __rte_unused,
-	     struct pv_send_wr **bad_wr __rte_unused)
+ut_post_send(struct pv_qp *qp __rte_unused, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return 0;
+	struct pv_send_wr *w;
+	int n = 0;
+
+	ut_fake.post_send_calls++;
+	for (w = wr; w != NULL; w = w->next, n++) {
+		if (n >= UT_SENT_MAX)
+			continue;
+		ut_fake.sent[n] = *w;
+		ut_fake.sent[n].next = NULL;
+		if (w->num_sge > 0) {
+			ut_fake.sent_sge[n] = w->sg_list[0];
+			if (w->send_flags & PV_SEND_INLINE)
+				memcpy(ut_fake.sent_inline[n], (void *)(uintptr_t)w->sg_list[0].addr,
+				       RTE_MIN(w->sg_list[0].length, (uint32_t)UT_MAX_INLINE));
+		}
+	}
+	ut_fake.sent_nwr = n;
+	if (ut_fake.post_send_ret != 0)
+		*bad_wr = wr;
+	return ut_fake.post_send_ret;
 }
 
 static int
@@ -324,6 +352,7 @@ static struct pv_qp *
 ut_create_qp(struct pv_pd *pd __rte_unused, struct pv_qp_init_attr *attr)
 {
 	static uint32_t qpn = 0x11;
+	struct pv_qp_ex *qpx;
 	struct pv_qp *qp;
 
 	switch (attr->qp_type) {
@@ -336,9 +365,11 @@ ut_create_qp(struct pv_pd *pd __rte_unused, struct pv_qp_init_attr *attr)
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
-	if (qp == NULL)
+	/* room for the pv_wr_* API, as a driver's QP has (pv_verbs_driver.h) */
+	qpx = calloc(1, sizeof(*qpx));
+	if (qpx == NULL)
 		return NULL;
+	qp = &qpx->qp_base;
 	qp->fp_post_send = ut_post_send;
 	qp->fp_post_recv = ut_post_recv;
 	qp->qp_num = qpn++;

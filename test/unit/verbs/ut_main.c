@@ -29,6 +29,7 @@ main(void)
 		&ut_suite_verbs_qp_state,
 		&ut_suite_verbs_async,
 		&ut_suite_verbs_str,
+		&ut_suite_verbs_ex,
 	};
 	int ret;
 

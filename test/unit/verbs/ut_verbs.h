@@ -32,6 +32,7 @@
 #define UT_GID_TBL_LEN 4
 #define UT_COMP_VECTORS 2
 #define UT_PROGRESS_RET 7
+#define UT_SENT_MAX 64
 
 /* What the fake drivers saw and how they should behave. */
 struct ut_fake_state {
@@ -42,6 +43,18 @@ struct ut_fake_state {
 	int modify_qp_calls;
 	int modify_qp_ret;		/* what modify_qp returns (0 = success) */
 	uint32_t odp_caps;		/* reported odp_general_caps */
+	/* post_send: the last list seen, and what to return */
+	int post_send_calls;
+	int post_send_ret;
+	int sent_nwr;
+	struct pv_send_wr sent[UT_SENT_MAX];
+	struct pv_sge sent_sge[UT_SENT_MAX];	/* first SGE of each */
+	uint8_t sent_inline[UT_SENT_MAX][UT_MAX_INLINE];
+	/* poll_cq: completions handed out in order */
+	int poll_cq_calls;
+	int nb_wc;
+	int wc_next;
+	struct pv_wc wc[64];
 };
 
 extern struct ut_fake_state ut_fake;
@@ -57,6 +70,7 @@ extern const struct ut_suite ut_suite_verbs_qp;
 extern const struct ut_suite ut_suite_verbs_qp_state;
 extern const struct ut_suite ut_suite_verbs_async;
 extern const struct ut_suite ut_suite_verbs_str;
+extern const struct ut_suite ut_suite_verbs_ex;
 
 /* Assert a pointer verb failed with @p err. */
 #define UT_ASSERT_NULL_ERRNO(expr, err) do { \
