@@ -1042,6 +1042,38 @@ SROCE_LOCKED(struct pv_srq *, srq_create_ex, sroce_dev_of(c),
 	     (struct pv_context *c, struct pv_srq_init_attr_ex *a), (c, a))
 SROCE_LOCKED(int, srq_num, sroce_srq(s)->dev, (struct pv_srq *s, uint32_t *n), (s, n))
 
+/*
+ * create_qp_ex: XRC INI/TGT QPs here, every other type as create_qp.
+ * lib/verbs checked comp_mask, the PD or XRCD, send_ops_flags; creation
+ * flags, TSO headers, RSS are not implemented.
+ */
+static struct pv_qp *
+sroce_qp_create_ex(struct pv_context *c, struct pv_qp_init_attr_ex *x)
+{
+	struct sroce_dev *dev = sroce_dev_of(c);
+	struct pv_qp_init_attr a;
+	struct pv_qp *qp;
+
+	if (x->comp_mask & ~(uint32_t)(PV_QP_INIT_ATTR_PD | PV_QP_INIT_ATTR_XRCD |
+				       PV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		SROCE_LOG(ERR, "%s: qp comp_mask 0x%x: creation flags, TSO and RSS are not "
+			  "implemented", dev->ibdev.name, x->comp_mask);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	pv_qp_init_attr_from_ex(&a, x);
+	sroce_dev_lock(dev);
+	if (x->qp_type == PV_QPT_XRC_SEND || x->qp_type == PV_QPT_XRC_RECV)
+		qp = pv_sroce_qp_create_xrc(c, x->pd, &a,
+					    x->qp_type == PV_QPT_XRC_RECV ? x->xrcd : NULL);
+	else
+		qp = pv_sroce_qp_create(x->pd, &a);
+	sroce_dev_unlock(dev);
+	if (qp != NULL)
+		x->cap = a.cap;
+	return qp;
+}
+
 static const struct pv_driver_ops sroce_ops = {
 	.probe = sroce_probe,
 	.remove = sroce_remove,
@@ -1066,6 +1098,7 @@ static const struct pv_driver_ops sroce_ops = {
 	.query_srq = sroce_locked_srq_query,
 	.destroy_srq = sroce_locked_srq_destroy,
 	.create_qp = sroce_locked_qp_create,
+	.create_qp_ex = sroce_qp_create_ex,
 	.modify_qp = sroce_locked_qp_modify,
 	.query_qp = sroce_locked_qp_query,
 	.destroy_qp = sroce_locked_qp_destroy,

@@ -106,7 +106,7 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 	int last = off + paylen == w->length;
 	uint8_t op = sroce_req_opcode(w->opcode, first, last);
 	uint32_t ext = 0;
-	int ackreq;
+	int ackreq, imm = 0;
 	struct rte_mbuf *m;
 	uint8_t *p = NULL;
 
@@ -116,8 +116,10 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 	/* ImmDt or IETH: both 4 bytes at the same place (w->imm holds either) */
 	if (last && (op == SROCE_OP_RC_SEND_LAST_IMM || op == SROCE_OP_RC_SEND_ONLY_IMM ||
 		     op == SROCE_OP_RC_WRITE_LAST_IMM || op == SROCE_OP_RC_WRITE_ONLY_IMM ||
-		     op == SROCE_OP_RC_SEND_LAST_INV || op == SROCE_OP_RC_SEND_ONLY_INV))
+		     op == SROCE_OP_RC_SEND_LAST_INV || op == SROCE_OP_RC_SEND_ONLY_INV)) {
 		ext += SROCE_IMM_LEN;
+		imm = 1;
+	}
 	if (xrc)
 		ext += SROCE_XRCETH_LEN;
 	/* UC and UD are never acknowledged: no AckReq (as rxe sends them) */
@@ -154,7 +156,7 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 		sroce_put_be32(p + 12, w->length);
 		p += SROCE_RETH_LEN;
 	}
-	if (ext & SROCE_IMM_LEN) {
+	if (imm) {
 		memcpy(p, &w->imm, 4);
 		p += SROCE_IMM_LEN;
 	}

@@ -99,6 +99,12 @@ sroce_resp_nak_fatal(struct sroce_qp *qp, uint8_t nak, const struct sroce_pkt *p
 	SROCE_DP_LOG(DEBUG, "qp 0x%x: psn 0x%x opcode 0x%x: %s", qp->ibqp.qp_num, pkt->psn,
 		     pkt->opcode, pv_sroce_aeth_name(SROCE_AETH_NAK | nak));
 	qp->dev->stats.err_naks_tx++;
+	/* the responses of the READs and atomics before it go first (they are
+	 * earlier in the PSN order; the NAK acknowledges up to its PSN only
+	 * and the ERR below would drop them: the requester's READ would retry
+	 * into a QP that answers no more) */
+	while (qp->resp.res_active > 0 && pv_sroce_resp_tx(qp) > 0)
+		pv_sroce_tx_flush(qp->dev);
 	if (sroce_tx_space(qp->dev) > 0)
 		(void)sroce_resp_ack_send(qp, SROCE_AETH_NAK | nak, pkt->psn, qp->resp.msn);
 	pv_sroce_qp_error(qp);

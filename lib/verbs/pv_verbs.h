@@ -711,6 +711,8 @@ struct pv_qp {
 	/** pollverbs addition: capabilities granted at creation. */
 	struct pv_qp_cap cap;
 	int sq_sig_all;
+	/** pollverbs addition: the XRC domain of an XRC TGT QP, else NULL. */
+	struct pv_xrcd *xrcd;
 };
 
 struct pv_sge {

@@ -158,6 +158,21 @@ struct pv_driver_ops {
 	int (*get_progress_mode)(struct pv_context *context);
 };
 
+/** The classic attributes inside @p x (for create_qp_ex ops that reuse create_qp). */
+static inline void
+pv_qp_init_attr_from_ex(struct pv_qp_init_attr *a, const struct pv_qp_init_attr_ex *x)
+{
+	*a = (struct pv_qp_init_attr){
+		.qp_context = x->qp_context,
+		.send_cq = x->send_cq,
+		.recv_cq = x->recv_cq,
+		.srq = x->srq,
+		.cap = x->cap,
+		.qp_type = x->qp_type,
+		.sq_sig_all = x->sq_sig_all,
+	};
+}
+
 /** A registered driver. */
 struct pv_driver {
 	TAILQ_ENTRY(pv_driver) next;

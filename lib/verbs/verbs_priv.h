@@ -160,7 +160,8 @@ struct pv_qp *pv_verbs_default_create_qp_ex(struct pv_context *ctx,
  * Fill the common fields of a QP the driver created, take its references
  * and install the work request API's functions (verbs_qp.c).
  */
-void pv_verbs_qp_init(struct pv_qp *qp, struct pv_pd *pd, struct pv_qp_init_attr *attr);
+void pv_verbs_qp_init(struct pv_qp *qp, struct pv_context *ctx, struct pv_pd *pd,
+		      struct pv_qp_init_attr *attr, struct pv_xrcd *xrcd);
 
 /** pv_create_qp()'s argument rules; 0 or EINVAL (verbs_qp.c). */
 int pv_verbs_qp_init_attr_check(struct pv_pd *pd, const struct pv_qp_init_attr *attr);

@@ -194,10 +194,10 @@ pv_verbs_qp_init_attr_check(struct pv_pd *pd, const struct pv_qp_init_attr *a)
 }
 
 void
-pv_verbs_qp_init(struct pv_qp *qp, struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
+pv_verbs_qp_init(struct pv_qp *qp, struct pv_context *ctx, struct pv_pd *pd,
+		 struct pv_qp_init_attr *qp_init_attr, struct pv_xrcd *xrcd)
 {
 	static const struct pv_qp_cap no_cap;
-	struct pv_context *ctx = pd->context;
 
 	qp->context = ctx;
 	qp->qp_context = qp_init_attr->qp_context;
@@ -218,11 +218,18 @@ pv_verbs_qp_init(struct pv_qp *qp, struct pv_pd *pd, struct pv_qp_init_attr *qp_
 		qp->cap = qp_init_attr->cap;
 	else
 		qp_init_attr->cap = qp->cap;
-	verbs_ref_get(&pd->usecnt);
-	verbs_ref_get(&qp->send_cq->usecnt);
-	verbs_ref_get(&qp->recv_cq->usecnt);
+	/* an XRC TGT QP has no PD and no CQ, an INI QP no receive CQ */
+	qp->xrcd = xrcd;
+	if (pd != NULL)
+		verbs_ref_get(&pd->usecnt);
+	if (qp->send_cq != NULL)
+		verbs_ref_get(&qp->send_cq->usecnt);
+	if (qp->recv_cq != NULL)
+		verbs_ref_get(&qp->recv_cq->usecnt);
 	if (qp->srq != NULL)
 		verbs_ref_get(&qp->srq->usecnt);
+	if (xrcd != NULL)
+		verbs_ref_get(&xrcd->usecnt);
 	pv_verbs_qp_ex_init(qp);
 }
 
@@ -240,7 +247,7 @@ pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
 	qp = verbs_ops(pd->context)->create_qp(pd, qp_init_attr);
 	if (qp == NULL)
 		return NULL;
-	pv_verbs_qp_init(qp, pd, qp_init_attr);
+	pv_verbs_qp_init(qp, pd->context, pd, qp_init_attr, NULL);
 	return qp;
 }
 
@@ -363,6 +370,7 @@ pv_destroy_qp(struct pv_qp *qp)
 {
 	struct pv_verbs_wr_batch *batch;
 	struct pv_cq *scq, *rcq;
+	struct pv_xrcd *xrcd;
 	struct pv_srq *srq;
 	struct pv_pd *pd;
 	int ret;
@@ -371,6 +379,7 @@ pv_destroy_qp(struct pv_qp *qp)
 		return EINVAL;
 	batch = container_of(qp, struct pv_qp_ex, qp_base)->wr_batch;
 	pd = qp->pd;
+	xrcd = qp->xrcd;
 	scq = qp->send_cq;
 	rcq = qp->recv_cq;
 	srq = qp->srq;
@@ -383,11 +392,16 @@ pv_destroy_qp(struct pv_qp *qp)
 		return ret;
 	}
 	pv_verbs_wr_batch_free(batch);
-	verbs_ref_put(&pd->usecnt);
-	verbs_ref_put(&scq->usecnt);
-	verbs_ref_put(&rcq->usecnt);
+	if (pd != NULL)
+		verbs_ref_put(&pd->usecnt);
+	if (scq != NULL)
+		verbs_ref_put(&scq->usecnt);
+	if (rcq != NULL)
+		verbs_ref_put(&rcq->usecnt);
 	if (srq != NULL)
 		verbs_ref_put(&srq->usecnt);
+	if (xrcd != NULL)
+		verbs_ref_put(&xrcd->usecnt);
 	return 0;
 }
 

@@ -487,7 +487,7 @@ verbs_wr_batch_alloc(const struct pv_qp *qp, uint64_t send_ops_flags)
 	b->max_wr = RTE_MAX(qp->cap.max_send_wr, 1u);
 	b->sge_per_wr = RTE_MAX(qp->cap.max_send_sge, 1u);
 	b->max_inline = qp->cap.max_inline_data;
-	b->locking = pv_pd_td(qp->pd) == NULL;
+	b->locking = qp->pd == NULL || pv_pd_td(qp->pd) == NULL;
 	b->wr = calloc(b->max_wr, sizeof(*b->wr));
 	b->sge = calloc((size_t)b->max_wr * b->sge_per_wr, sizeof(*b->sge));
 	if (b->max_inline != 0)
@@ -517,20 +517,6 @@ pv_qp_to_qp_ex(struct pv_qp *qp)
 /* Creation                                                                */
 /* ---------------------------------------------------------------------- */
 
-static void
-verbs_qp_attr_from_ex(struct pv_qp_init_attr *a, const struct pv_qp_init_attr_ex *x)
-{
-	*a = (struct pv_qp_init_attr){
-		.qp_context = x->qp_context,
-		.send_cq = x->send_cq,
-		.recv_cq = x->recv_cq,
-		.srq = x->srq,
-		.cap = x->cap,
-		.qp_type = x->qp_type,
-		.sq_sig_all = x->sq_sig_all,
-	};
-}
-
 static int
 verbs_qp_type_is_xrc(enum pv_qp_type type)
 {
@@ -547,7 +533,7 @@ pv_verbs_default_create_qp_ex(struct pv_context *ctx,
 	if (verbs_qp_type_is_xrc(x->qp_type) || (x->comp_mask & ~(PV_QP_INIT_ATTR_PD |
 							       PV_QP_INIT_ATTR_SEND_OPS_FLAGS)))
 		return verbs_err_ptr(EOPNOTSUPP);
-	verbs_qp_attr_from_ex(&a, x);
+	pv_qp_init_attr_from_ex(&a, x);
 	qp = verbs_ops(ctx)->create_qp(x->pd, &a);
 	if (qp != NULL)
 		x->cap = a.cap;	/* what the driver granted, if it said there */
@@ -627,9 +613,19 @@ verbs_qp_init_attr_ex_check(struct pv_context *ctx, const struct pv_qp_init_attr
 			return ret;
 		}
 	}
+	/* XRC: an INI QP sends (a send CQ of this context, no receive side),
+	 * a TGT QP only receives, through the SRQs of its domain */
+	if (x->qp_type == PV_QPT_XRC_SEND &&
+	    (x->send_cq == NULL || x->send_cq->context != ctx || x->srq != NULL)) {
+		VERBS_LOG(ERR, "device %s: an XRC INI QP needs a send CQ of the context, "
+			  "no SRQ", ctx->device->name);
+		return EINVAL;
+	}
+	if (x->qp_type == PV_QPT_XRC_RECV && x->xrcd->context != ctx)
+		return EINVAL;
 	if (verbs_qp_type_is_xrc(x->qp_type))
-		return 0;	/* the driver's create_qp_ex checks XRC QPs */
-	verbs_qp_attr_from_ex(&a, x);
+		return 0;	/* the driver's create_qp_ex checks the caps */
+	pv_qp_init_attr_from_ex(&a, x);
 	return pv_verbs_qp_init_attr_check(x->pd, &a);
 }
 
@@ -649,9 +645,19 @@ pv_create_qp_ex(struct pv_context *context, struct pv_qp_init_attr_ex *x)
 	qp = verbs_ops(context)->create_qp_ex(context, x);
 	if (qp == NULL)
 		return NULL;
-	verbs_qp_attr_from_ex(&a, x);
-	/* TODO: XRC_RECV QPs have no PD: the XRC series gives them their init */
-	pv_verbs_qp_init(qp, x->pd, &a);
+	pv_qp_init_attr_from_ex(&a, x);
+	/* an XRC TGT QP has no PD and no CQs: it belongs to its XRC domain */
+	if (x->qp_type == PV_QPT_XRC_RECV) {
+		a.send_cq = a.recv_cq = NULL;
+		a.srq = NULL;
+		pv_verbs_qp_init(qp, context, NULL, &a, x->xrcd);
+	} else {
+		if (x->qp_type == PV_QPT_XRC_SEND) {
+			a.recv_cq = NULL;
+			a.srq = NULL;
+		}
+		pv_verbs_qp_init(qp, context, x->pd, &a, NULL);
+	}
 	x->cap = a.cap;
 	if (x->comp_mask & PV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		batch = verbs_wr_batch_alloc(qp, x->send_ops_flags);

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # pv_verbs.h compiles what rdma-core's infiniband/verbs.h (v44) compiles:
-# rdma-core's own libibverbs/examples (rc, uc, ud and srq pingpong, with
+# rdma-core's own libibverbs/examples (rc, uc, ud, srq and xsrq pingpong, with
 # pingpong.c/.h), renamed ibv_ -> pv_ (and the kernel uapi prefix
 # IB_UVERBS_ -> PV_ that rc_pingpong uses for ibv_advise_mr), are built
 # against the source tree's headers and linked with libpollverbs.so.
-# xsrq_pingpong is left out until XRC QPs are in a driver.
 # The examples are not in this tree (not vendored) nor packaged as source:
 # they come from RDMA_CORE_SRC (a checkout) or RDMA_CORE_GIT (a git dir,
 # read at tag v44.0). Without either: exit 77 (skipped).
@@ -14,7 +13,7 @@ set -euo pipefail
 src=$1
 build=$2
 cc=$3
-files="rc_pingpong.c uc_pingpong.c ud_pingpong.c srq_pingpong.c pingpong.c pingpong.h"
+files="rc_pingpong.c uc_pingpong.c ud_pingpong.c srq_pingpong.c xsrq_pingpong.c pingpong.c pingpong.h"
 tmp=$(mktemp -d "$build/rdma-core-examples.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -45,7 +44,7 @@ cat >"$tmp/ccan/minmax.h" <<'EOH'
 #define min_t(t, a, b) min((t)(a), (t)(b))
 EOH
 "$cc" -std=gnu11 -Wall -Werror -c -I"$tmp" -I"$src/lib/verbs" "$tmp/pingpong.c" -o "$tmp/pingpong.o"
-for p in rc uc ud srq; do
+for p in rc uc ud srq xsrq; do
 	"$cc" -std=gnu11 -Wall -Werror -I"$tmp" -I"$src/lib/verbs" "$tmp/${p}_pingpong.c" \
 		"$tmp/pingpong.o" -L"$build" -lpollverbs -o "$tmp/${p}_pingpong"
 	echo "rdma_core_examples.sh: ${p}_pingpong built"

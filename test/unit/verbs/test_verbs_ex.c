@@ -143,7 +143,7 @@ test_create_qp_ex_errors(void)
 {
 	struct pv_qp_init_attr_ex x;
 	struct pv_qp *qp;
-	int xrcd_tag;
+	struct pv_xrcd xrcd_fake = { 0 };
 
 	ut_attr_ex(&x, PV_QPT_RC, PV_QP_EX_WITH_SEND);
 	UT_ASSERT_NULL_ERRNO(pv_create_qp_ex(NULL, &x), EINVAL);
@@ -183,7 +183,8 @@ test_create_qp_ex_errors(void)
 	UT_ASSERT_NULL_ERRNO(pv_create_qp_ex(ut_ctx, &x), EOPNOTSUPP);
 	ut_attr_ex(&x, PV_QPT_XRC_RECV, 0);
 	x.comp_mask = PV_QP_INIT_ATTR_XRCD;
-	x.xrcd = (struct pv_xrcd *)&xrcd_tag;
+	xrcd_fake.context = ut_ctx;	/* the driver has no open_xrcd: a stand-in */
+	x.xrcd = &xrcd_fake;
 	UT_ASSERT_NULL_ERRNO(pv_create_qp_ex(ut_ctx, &x), EOPNOTSUPP);
 	x.xrcd = NULL;
 	UT_ASSERT_NULL_ERRNO(pv_create_qp_ex(ut_ctx, &x), EINVAL);
