@@ -17,6 +17,8 @@
 #ifndef PV_LIB_VERBS_PV_VERBS_EX_H
 #define PV_LIB_VERBS_PV_VERBS_EX_H
 
+#include <time.h>
+
 #include "pv_verbs.h"
 
 #ifdef __cplusplus
@@ -1010,6 +1012,147 @@ PV_EXPORT struct pv_dm *pv_import_dm(struct pv_context *context, uint32_t dm_han
 
 /** ibv_unimport_dm(3): nothing was imported, does nothing. */
 PV_EXPORT void pv_unimport_dm(struct pv_dm *dm);
+
+/* ---------------------------------------------------------------------- */
+/* Smaller verbs of verbs.h v44                                            */
+/* ---------------------------------------------------------------------- */
+
+/** Whether bit @p qpt is set in @p caps (ibv_is_qpt_supported(), verbs.h). */
+static inline int
+pv_is_qpt_supported(uint32_t caps, enum pv_qp_type qpt)
+{
+	return (caps >> qpt) & 1;
+}
+
+/**
+ * The RoCEv2 UDP source port for a 20-bit flow label
+ * (ibv_flow_label_to_udp_sport(), verbs.h): the label's top 6 bits folded
+ * into its low 14, in 0xc000..0xffff (RFC 6438 style entropy).
+ */
+static inline uint16_t
+pv_flow_label_to_udp_sport(uint32_t fl)
+{
+	uint32_t low = (fl & 0x03fff) ^ ((fl & 0xfc000) >> 14);
+
+	return (uint16_t)(0xc000 | low);
+}
+
+/** Answers of pv_is_fork_initialized() (enum ibv_fork_status). */
+enum pv_fork_status {
+	PV_FORK_DISABLED,
+	PV_FORK_ENABLED,
+	PV_FORK_UNNEEDED,
+};
+
+/**
+ * Whether fork() is safe (ibv_is_fork_initialized(3)): pollverbs memory is
+ * DPDK's and pins nothing a child could break, so always PV_FORK_UNNEEDED.
+ */
+PV_EXPORT enum pv_fork_status pv_is_fork_initialized(void);
+
+/**
+ * The index of P_Key @p pkey (network order) in port @p port_num's table
+ * (ibv_get_pkey_index(3)).
+ * @return the index (>= 0), or -1 with errno: EINVAL NULL context or bad
+ *         port, ENOENT not in the table.
+ */
+PV_EXPORT int pv_get_pkey_index(struct pv_context *context, uint8_t port_num, pv_be16 pkey);
+
+enum pv_cq_attr_mask {
+	PV_CQ_ATTR_MODERATE = 1 << 0,
+	PV_CQ_ATTR_RESERVED = 1 << 1,
+};
+
+struct pv_moderate_cq {
+	uint16_t cq_count;
+	uint16_t cq_period;	/**< microseconds */
+};
+
+/** Argument of pv_modify_cq() (ibv_modify_cq_attr). */
+struct pv_modify_cq_attr {
+	uint32_t attr_mask;	/**< enum pv_cq_attr_mask */
+	struct pv_moderate_cq moderate;
+};
+
+/**
+ * Change a CQ's moderation (ibv_modify_cq(3)). Not implemented: completion
+ * events are raised per armed completion.
+ * @return EINVAL NULL argument or unknown attr_mask bits; EOPNOTSUPP.
+ */
+PV_EXPORT int pv_modify_cq(struct pv_cq *cq, struct pv_modify_cq_attr *attr);
+
+enum pv_qp_open_attr_mask {
+	PV_QP_OPEN_ATTR_NUM = 1 << 0,
+	PV_QP_OPEN_ATTR_XRCD = 1 << 1,
+	PV_QP_OPEN_ATTR_CONTEXT = 1 << 2,
+	PV_QP_OPEN_ATTR_TYPE = 1 << 3,
+	PV_QP_OPEN_ATTR_RESERVED = 1 << 4,
+};
+
+/** Argument of pv_open_qp() (ibv_qp_open_attr). */
+struct pv_qp_open_attr {
+	uint32_t comp_mask;
+	uint32_t qp_num;
+	struct pv_xrcd *xrcd;
+	void *qp_context;
+	enum pv_qp_type qp_type;
+};
+
+/**
+ * Open a shareable XRC TGT QP of another process (ibv_open_qp(3)). Not
+ * implemented: XRC domains are not shared between processes.
+ * @return NULL with errno: EINVAL NULL argument or missing NUM/XRCD/TYPE;
+ *         EOPNOTSUPP.
+ */
+PV_EXPORT struct pv_qp *pv_open_qp(struct pv_context *context,
+				   struct pv_qp_open_attr *qp_open_attr);
+
+/** Argument of pv_modify_qp_rate_limit() (ibv_qp_rate_limit_attr). */
+struct pv_qp_rate_limit_attr {
+	uint32_t rate_limit;	/**< kbps */
+	uint32_t max_burst_sz;	/**< bytes */
+	uint16_t typical_pkt_sz;/**< bytes */
+	uint32_t comp_mask;
+};
+
+/**
+ * Packet pacing of a QP (ibv_modify_qp_rate_limit(3)). Not implemented
+ * (packet_pacing_caps are 0). @return EINVAL NULL argument; EOPNOTSUPP.
+ */
+PV_EXPORT int pv_modify_qp_rate_limit(struct pv_qp *qp, struct pv_qp_rate_limit_attr *attr);
+
+enum pv_values_mask {
+	PV_VALUES_MASK_RAW_CLOCK = 1 << 0,
+	PV_VALUES_MASK_RESERVED = 1 << 1,
+};
+
+/** Argument of pv_query_rt_values_ex() (ibv_values_ex). */
+struct pv_values_ex {
+	uint32_t comp_mask;
+	struct timespec raw_clock;
+};
+
+/**
+ * Read the device's clock (ibv_query_rt_values_ex(3)). Not implemented (no
+ * device clock, hca_core_clock 0). @return EINVAL NULL argument; EOPNOTSUPP.
+ */
+PV_EXPORT int pv_query_rt_values_ex(struct pv_context *context, struct pv_values_ex *values);
+
+/**
+ * The Ethernet L2 address of an AV's GID (ibv_resolve_eth_l2_from_gid(),
+ * a kernel command in libibverbs). Not implemented: softroce resolves
+ * addresses itself, without blocking (doc/guides/drivers/softroce.rst).
+ * @return EINVAL NULL argument; EOPNOTSUPP.
+ */
+PV_EXPORT int pv_resolve_eth_l2_from_gid(struct pv_context *context, struct pv_ah_attr *attr,
+					 uint8_t eth_mac[6], uint16_t *vid);
+
+/**
+ * Register a dma-buf (ibv_reg_dmabuf_mr(3)). Not implemented: no device
+ * here maps dma-bufs. @return NULL, errno EINVAL NULL pd, else EOPNOTSUPP.
+ */
+PV_EXPORT struct pv_mr *pv_reg_dmabuf_mr(struct pv_pd *pd, uint64_t offset, size_t length,
+					 uint64_t iova, int fd, int access);
 
 #ifdef __cplusplus
 }

@@ -606,6 +606,58 @@ test_qp_ece_data_in_order(void)
 	CU_ASSERT_EQUAL(pv_destroy_qp(&qpx->qp_base), 0);
 }
 
+/* the verbs of verbs.h v44 answered without a driver op */
+static void
+test_small_verbs(void)
+{
+	struct pv_qp_open_attr oa = { 0 };
+	struct pv_modify_cq_attr ma = { 0 };
+	struct pv_qp_rate_limit_attr ra = { 0 };
+	struct pv_values_ex va = { 0 };
+	struct pv_ah_attr ah = { 0 };
+	struct pv_xrcd x = { 0 };
+	uint8_t mac[6];
+	uint16_t vid;
+	pv_be16 pkey;
+
+	CU_ASSERT_TRUE(pv_is_qpt_supported(1u << PV_QPT_RC, PV_QPT_RC));
+	CU_ASSERT_FALSE(pv_is_qpt_supported(1u << PV_QPT_RC, PV_QPT_UD));
+	/* label 0: port 0xc000; the top 6 bits fold into the low 14 */
+	CU_ASSERT_EQUAL(pv_flow_label_to_udp_sport(0), 0xc000);
+	CU_ASSERT_EQUAL(pv_flow_label_to_udp_sport(0x04001), 0xc000);
+	CU_ASSERT_EQUAL(pv_flow_label_to_udp_sport(0xfffff), 0xc000 | (0x3fff ^ 0x3f));
+	CU_ASSERT_EQUAL(pv_is_fork_initialized(), PV_FORK_UNNEEDED);
+
+	CU_ASSERT_EQUAL_FATAL(pv_query_pkey(ut_ctx, 1, 0, &pkey), 0);
+	CU_ASSERT_EQUAL(pv_get_pkey_index(ut_ctx, 1, pkey), 0);
+	errno = 0;
+	CU_ASSERT_EQUAL(pv_get_pkey_index(ut_ctx, 1, (pv_be16)(pkey ^ 0x1)), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	errno = 0;
+	CU_ASSERT_EQUAL(pv_get_pkey_index(ut_ctx, 9, pkey), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	errno = 0;
+	CU_ASSERT_EQUAL(pv_get_pkey_index(NULL, 1, pkey), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+
+	CU_ASSERT_EQUAL(pv_modify_cq(NULL, &ma), EINVAL);
+	ma.attr_mask = PV_CQ_ATTR_RESERVED;
+	CU_ASSERT_EQUAL(pv_modify_cq((struct pv_cq *)&x, &ma), EINVAL);
+	ma.attr_mask = PV_CQ_ATTR_MODERATE;
+	CU_ASSERT_EQUAL(pv_modify_cq((struct pv_cq *)&x, &ma), EOPNOTSUPP);
+	UT_ASSERT_NULL_ERRNO(pv_open_qp(ut_ctx, &oa), EINVAL);
+	oa.comp_mask = PV_QP_OPEN_ATTR_NUM | PV_QP_OPEN_ATTR_XRCD | PV_QP_OPEN_ATTR_TYPE;
+	oa.xrcd = &x;
+	UT_ASSERT_NULL_ERRNO(pv_open_qp(NULL, &oa), EINVAL);
+	UT_ASSERT_NULL_ERRNO(pv_open_qp(ut_ctx, &oa), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(pv_modify_qp_rate_limit(NULL, &ra), EINVAL);
+	CU_ASSERT_EQUAL(pv_query_rt_values_ex(ut_ctx, NULL), EINVAL);
+	CU_ASSERT_EQUAL(pv_query_rt_values_ex(ut_ctx, &va), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(pv_resolve_eth_l2_from_gid(ut_ctx, &ah, mac, NULL), EINVAL);
+	CU_ASSERT_EQUAL(pv_resolve_eth_l2_from_gid(ut_ctx, &ah, mac, &vid), EOPNOTSUPP);
+	UT_ASSERT_NULL_ERRNO(pv_reg_dmabuf_mr(NULL, 0, 4096, 0, 3, 0), EINVAL);
+}
+
 static const struct ut_case ut_verbs_ex_cases[] = {
 	{ "query_port sets errno", test_query_port_errno },
 	{ "query_device_ex", test_query_device_ex },
@@ -616,6 +668,7 @@ static const struct ut_case ut_verbs_ex_cases[] = {
 	{ "cq_ex poll", test_cq_ex },
 	{ "mr iova, rereg, advise, dm, misc", test_mr_ex },
 	{ "ece and data in order", test_qp_ece_data_in_order },
+	{ "smaller verbs of verbs.h", test_small_verbs },
 	{ NULL, NULL },
 };
 
