@@ -1010,6 +1010,9 @@ SROCE_LOCKED(struct pv_mr *, mr_reg_iova, sroce_pd(p)->dev,
 	     (struct pv_pd *p, void *addr, size_t len, uint64_t iova, int acc),
 	     (p, addr, len, iova, acc))
 SROCE_LOCKED(int, mr_dereg, sroce_mr(m)->pd->dev, (struct pv_mr *m), (m))
+SROCE_LOCKED(int, mr_rereg, sroce_mr(m)->pd->dev,
+	     (struct pv_mr *m, int f, struct pv_pd *p, void *a, size_t l, int acc),
+	     (m, f, p, a, l, acc))
 SROCE_LOCKED(struct pv_cq *, cq_create, sroce_dev_of(c),
 	     (struct pv_context *c, int cqe, struct pv_comp_channel *ch, int vec),
 	     (c, cqe, ch, vec))
@@ -1087,6 +1090,7 @@ static const struct pv_driver_ops sroce_ops = {
 	.dealloc_pd = sroce_locked_pd_dealloc,
 	.reg_mr = sroce_locked_mr_reg,
 	.reg_mr_iova = sroce_locked_mr_reg_iova,
+	.rereg_mr = sroce_locked_mr_rereg,
 	.dereg_mr = sroce_locked_mr_dereg,
 	.create_ah = sroce_locked_ah_create,
 	.destroy_ah = sroce_locked_ah_destroy,

@@ -200,6 +200,30 @@ pv_sroce_mr_reg_iova(struct pv_pd *ibpd, void *addr, size_t length, uint64_t iov
 }
 
 int
+pv_sroce_mr_rereg(struct pv_mr *ibmr, int flags, struct pv_pd *ibpd, void *addr, size_t length,
+		  int access)
+{
+	struct sroce_mr *mr = sroce_mr(ibmr);
+
+	/* IBTA 10.6.7.2.6: not while windows are bound to it */
+	if (mr->nb_mw != 0)
+		return EBUSY;
+	if ((flags & PV_REREG_MR_CHANGE_TRANSLATION) && length > UINT32_MAX)
+		return EINVAL;
+	if (flags & PV_REREG_MR_CHANGE_PD)
+		mr->pd = sroce_pd(ibpd);
+	if (flags & PV_REREG_MR_CHANGE_TRANSLATION) {
+		/* the new buffer, addressed from its own address (as reg_mr) */
+		mr->vaddr = (uintptr_t)addr;
+		mr->start = (uintptr_t)addr;
+		mr->length = length;
+	}
+	if (flags & PV_REREG_MR_CHANGE_ACCESS)
+		mr->access = (unsigned int)access;
+	return 0;
+}
+
+int
 pv_sroce_mr_dereg(struct pv_mr *ibmr)
 {
 	struct sroce_mr *mr = sroce_mr(ibmr);

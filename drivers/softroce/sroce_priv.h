@@ -826,6 +826,13 @@ struct pv_mr *pv_sroce_mr_reg(struct pv_pd *pd, void *addr, size_t length, int a
 /** pv_reg_mr_iova2(): keys address the region from @p iova (byte i of @p addr at iova + i). */
 struct pv_mr *pv_sroce_mr_reg_iova(struct pv_pd *pd, void *addr, size_t length, uint64_t iova,
 				   int access);
+/**
+ * rereg_mr op: PD, translation (the new buffer, iova = addr) and access
+ * changed in place, the keys kept. 0, EBUSY windows bound, EINVAL above
+ * 4 GiB - 1.
+ */
+int pv_sroce_mr_rereg(struct pv_mr *mr, int flags, struct pv_pd *pd, void *addr,
+		      size_t length, int access);
 int pv_sroce_mr_dereg(struct pv_mr *mr);
 /**
  * Check a remote access of @p len bytes at @p va with @p rkey for @p access

@@ -104,6 +104,14 @@ struct pv_driver_ops {
 	 */
 	struct pv_mr *(*reg_mr_iova)(struct pv_pd *pd, void *addr, size_t length, uint64_t iova,
 				     int access);
+	/**
+	 * pv_rereg_mr(): lib/verbs checked @p flags (PV_REREG_MR_CHANGE_*),
+	 * the access bits and the new PD; the op changes what @p flags say
+	 * in place (the keys stay), lib/verbs then updates the public fields.
+	 * 0 or a positive errno (EBUSY windows are bound). Default: EOPNOTSUPP.
+	 */
+	int (*rereg_mr)(struct pv_mr *mr, int flags, struct pv_pd *pd, void *addr,
+			size_t length, int access);
 	int (*dereg_mr)(struct pv_mr *mr);
 	struct pv_ah *(*create_ah)(struct pv_pd *pd, struct pv_ah_attr *attr);
 	int (*destroy_ah)(struct pv_ah *ah);

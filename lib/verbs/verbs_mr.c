@@ -246,6 +246,8 @@ int
 pv_rereg_mr(struct pv_mr *mr, int flags, struct pv_pd *pd, void *addr, size_t length,
 	    int access)
 {
+	int ret;
+
 	/* ibv_rereg_mr's own input checks (libibverbs verbs.c) */
 	if (mr == NULL || flags == 0 || (flags & ~PV_REREG_MR_FLAGS_SUPPORTED))
 		goto err_input;
@@ -257,12 +259,29 @@ pv_rereg_mr(struct pv_mr *mr, int flags, struct pv_pd *pd, void *addr, size_t le
 		goto err_input;
 	if ((flags & PV_REREG_MR_CHANGE_PD) && (pd == NULL || pd->context != mr->context))
 		goto err_input;
-	/* no driver re-registers in place yet: the command fails, the MR is
-	 * left as it was (ibv_rereg_mr(3) still says not to use it) */
-	VERBS_LOG(ERR, "mr 0x%x: driver %s cannot re-register", mr->lkey,
-		  mr->context->device->driver->name);
-	errno = EOPNOTSUPP;
-	return PV_REREG_MR_ERR_CMD;
+	if ((flags & PV_REREG_MR_CHANGE_TRANSLATION) &&
+	    length > verbs_dev_attr(mr->context)->max_mr_size)
+		goto err_input;
+	ret = verbs_ops(mr->context)->rereg_mr(mr, flags, pd, addr, length, access);
+	if (ret != 0) {
+		/* the command failed: the MR is left as it was */
+		VERBS_LOG(ERR, "mr 0x%x: driver %s: re-register: %s", mr->lkey,
+			  mr->context->device->driver->name, strerror(ret));
+		errno = ret;
+		return PV_REREG_MR_ERR_CMD;
+	}
+	if (flags & PV_REREG_MR_CHANGE_PD) {
+		verbs_ref_put(&mr->pd->usecnt);
+		verbs_ref_get(&pd->usecnt);
+		mr->pd = pd;
+	}
+	if (flags & PV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	if (flags & PV_REREG_MR_CHANGE_ACCESS)
+		mr->access = (unsigned int)access;
+	return 0;
 
 err_input:
 	errno = EINVAL;

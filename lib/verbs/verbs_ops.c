@@ -85,6 +85,14 @@ stub_reg_mr(struct pv_pd *pd __rte_unused, void *addr __rte_unused,
 }
 
 static int
+stub_rereg_mr(struct pv_mr *mr __rte_unused, int flags __rte_unused,
+	      struct pv_pd *pd __rte_unused, void *addr __rte_unused,
+	      size_t length __rte_unused, int access __rte_unused)
+{
+	return EOPNOTSUPP;
+}
+
+static int
 stub_dereg_mr(struct pv_mr *mr __rte_unused)
 {
 	return EOPNOTSUPP;
@@ -253,6 +261,7 @@ static const struct pv_driver_ops verbs_stub_ops = {
 	.dealloc_pd = stub_dealloc_pd,
 	.reg_mr = stub_reg_mr,
 	.reg_mr_iova = pv_verbs_default_reg_mr_iova,
+	.rereg_mr = stub_rereg_mr,
 	.dereg_mr = stub_dereg_mr,
 	.create_ah = stub_create_ah,
 	.destroy_ah = stub_destroy_ah,
@@ -302,6 +311,7 @@ verbs_ops_fill(struct pv_driver_ops *full, const struct pv_driver_ops *drv)
 	VERBS_OP_FILL(full, drv, dealloc_pd);
 	VERBS_OP_FILL(full, drv, reg_mr);
 	VERBS_OP_FILL(full, drv, reg_mr_iova);
+	VERBS_OP_FILL(full, drv, rereg_mr);
 	VERBS_OP_FILL(full, drv, dereg_mr);
 	VERBS_OP_FILL(full, drv, create_ah);
 	VERBS_OP_FILL(full, drv, destroy_ah);
