@@ -500,11 +500,51 @@ pp_has_separator(int argc, char **argv)
 	return 0;
 }
 
+/* as rc_pingpong's, with pollverbs' own options appended */
+static const struct option pp_long_options[] = {
+	{ .name = "port", .has_arg = 1, .val = 'p' },
+	{ .name = "ib-dev", .has_arg = 1, .val = 'd' },
+	{ .name = "ib-port", .has_arg = 1, .val = 'i' },
+	{ .name = "size", .has_arg = 1, .val = 's' },
+	{ .name = "mtu", .has_arg = 1, .val = 'm' },
+	{ .name = "rx-depth", .has_arg = 1, .val = 'r' },
+	{ .name = "iters", .has_arg = 1, .val = 'n' },
+	{ .name = "sl", .has_arg = 1, .val = 'l' },
+	{ .name = "events", .has_arg = 0, .val = 'e' },
+	{ .name = "gid-idx", .has_arg = 1, .val = 'g' },
+	{ .name = "odp", .has_arg = 0, .val = 'o' },
+	{ .name = "iodp", .has_arg = 0, .val = 'O' },
+	{ .name = "prefetch", .has_arg = 0, .val = 'P' },
+	{ .name = "ts", .has_arg = 0, .val = 't' },
+	{ .name = "chk", .has_arg = 0, .val = 'c' },
+	{ .name = "dm", .has_arg = 0, .val = 'j' },
+	{ .name = "new_send", .has_arg = 0, .val = 'N' },
+	{},
+};
+
+/* Whether option word @p a takes the next word as its value. */
+static int
+pp_opt_takes_next(const char *a)
+{
+	const struct option *o;
+
+	if (a[1] == '\0')
+		return 0;
+	if (a[1] != '-')
+		return a[2] == '\0' && strchr("pdismrnlg", a[1]) != NULL;
+	if (strchr(a, '=') != NULL)
+		return 0;
+	for (o = pp_long_options; o->name != NULL; o++)
+		if (strcmp(a + 2, o->name) == 0)
+			return o->has_arg;
+	return 0;
+}
+
 /* The server/client role and TCP port decide the built-in EAL args. */
 static void
 pp_peek_role(int argc, char **argv, int *server, unsigned int *port)
 {
-	int i, with_arg;
+	int i;
 
 	*server = 1;
 	*port = 18515;
@@ -513,14 +553,12 @@ pp_peek_role(int argc, char **argv, int *server, unsigned int *port)
 			*server = 0;
 			continue;
 		}
-		if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
+		if ((strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--port") == 0) &&
+		    i + 1 < argc)
 			*port = strtoul(argv[i + 1], NULL, 0);
 		else if (strncmp(argv[i], "--port=", 7) == 0)
 			*port = strtoul(argv[i] + 7, NULL, 0);
-		/* skip the value of options that take one */
-		with_arg = argv[i][1] != '-' && argv[i][2] == '\0' &&
-			   strchr("pdismrnlg", argv[i][1]) != NULL;
-		if (with_arg)
+		if (pp_opt_takes_next(argv[i]))
 			i++;
 	}
 }
@@ -577,29 +615,10 @@ main(int argc, char *argv[])
 	}
 
 	while (1) {
-		static const struct option long_options[] = {
-			{ .name = "port", .has_arg = 1, .val = 'p' },
-			{ .name = "ib-dev", .has_arg = 1, .val = 'd' },
-			{ .name = "ib-port", .has_arg = 1, .val = 'i' },
-			{ .name = "size", .has_arg = 1, .val = 's' },
-			{ .name = "mtu", .has_arg = 1, .val = 'm' },
-			{ .name = "rx-depth", .has_arg = 1, .val = 'r' },
-			{ .name = "iters", .has_arg = 1, .val = 'n' },
-			{ .name = "sl", .has_arg = 1, .val = 'l' },
-			{ .name = "events", .has_arg = 0, .val = 'e' },
-			{ .name = "gid-idx", .has_arg = 1, .val = 'g' },
-			{ .name = "odp", .has_arg = 0, .val = 'o' },
-			{ .name = "iodp", .has_arg = 0, .val = 'O' },
-			{ .name = "prefetch", .has_arg = 0, .val = 'P' },
-			{ .name = "ts", .has_arg = 0, .val = 't' },
-			{ .name = "chk", .has_arg = 0, .val = 'c' },
-			{ .name = "dm", .has_arg = 0, .val = 'j' },
-			{ .name = "new_send", .has_arg = 0, .val = 'N' },
-			{},
-		};
 		int c;
 
-		c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", long_options, NULL);
+		c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", pp_long_options,
+				 NULL);
 		if (c == -1)
 			break;
 		switch (c) {
