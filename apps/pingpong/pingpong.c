@@ -8,6 +8,11 @@
  * "done" from the client), same message sequence and output lines, so
  * either side can be the real ibv_rc_pingpong.
  *
+ * --connection=UD is ibv_ud_pingpong (v44) instead: the same exchange, a UD
+ * QP with Q_Key 0x11111111 and one address handle to the peer's GID; each
+ * receive buffer holds the 40-byte GRH area before the -s payload bytes,
+ * and -s defaults to 1024 and may not exceed the port's active MTU.
+ *
  * Differences forced by a poll-mode driver (doc/guides/apps/pingpong.rst):
  * -e makes the channel's fd non-blocking and calls pv_progress() while
  * pv_get_cq_event() has nothing; after the last completion the process
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +49,14 @@ enum {
 #define PP_LINGER_MS	100
 #define PP_PORT_UP_S	10
 #define PP_CONNECT_MS	10000
+#define PP_GRH_LEN	40	/* before a UD payload in the receive buffer */
+#define PP_UD_QKEY	0x11111111	/* ibv_ud_pingpong's */
+#define PP_UD_SIZE	1024		/* ibv_ud_pingpong's default -s */
+
+/* getopt values of the long options rc_pingpong does not have */
+enum {
+	PP_OPT_CONNECTION = 256,
+};
 
 struct pp_ctx {
 	struct pv_context *context;
@@ -51,8 +65,11 @@ struct pp_ctx {
 	struct pv_mr *mr;
 	struct pv_cq *cq;
 	struct pv_qp *qp;
-	char *buf;
+	struct pv_ah *ah;	/* UD: the peer */
+	uint32_t rem_qpn;	/* UD: the peer's QPN, in each send WR */
+	char *buf;		/* grh_len bytes, then size bytes of payload */
 	int buf_from_rte;
+	int grh_len;		/* UD: PP_GRH_LEN; RC: 0 */
 	int size;
 	int send_flags;
 	int rx_depth;
@@ -76,6 +93,55 @@ pp_qp_opts(struct pv_app_qp_opts *o, int port, int my_psn, enum pv_mtu mtu, int 
 	o->sgid_index = sgid_idx;
 	o->hop_limit = 1;
 	o->sq_psn = my_psn;
+	o->qkey = PP_UD_QKEY;
+}
+
+/* as the pingpong examples: a GRH when the peer sent a GID (interface id set) */
+static int
+pp_dest_has_gid(const struct pv_cm_pp_dest *dest)
+{
+	uint64_t iid;
+
+	memcpy(&iid, dest->gid + 8, sizeof(iid));
+	return iid != 0;
+}
+
+static void
+pp_no_gid_hint(void)
+{
+	fprintf(stderr, "(RoCE needs a GID on both sides: "
+		"-g <index of an IPv4-mapped GID>, 1 on softroce)\n");
+}
+
+/* as ud_pingpong: RTR and RTS without a peer, then an AH to the peer */
+static int
+pp_connect_ud(struct pp_ctx *ctx, const struct pv_app_qp_opts *o,
+	      const struct pv_cm_pp_dest *dest, int sgid_idx)
+{
+	struct pv_ah_attr ah_attr = {
+		.dlid = dest->lid,
+		.sl = o->sl,
+		.port_num = o->port_num,
+	};
+
+	if (pv_app_qp_modify(ctx->qp, PV_QPS_RTR, o, NULL) != 0 ||
+	    pv_app_qp_modify(ctx->qp, PV_QPS_RTS, o, NULL) != 0)
+		return 1;
+	if (pp_dest_has_gid(dest)) {
+		ah_attr.is_global = 1;
+		ah_attr.grh.hop_limit = 1;
+		memcpy(ah_attr.grh.dgid.raw, dest->gid, 16);
+		ah_attr.grh.sgid_index = sgid_idx;
+	}
+	ctx->ah = pv_create_ah(ctx->pd, &ah_attr);
+	if (ctx->ah == NULL) {
+		fprintf(stderr, "Failed to create AH: %s\n", strerror(errno));
+		if (!ah_attr.is_global || sgid_idx < 0)
+			pp_no_gid_hint();
+		return 1;
+	}
+	ctx->rem_qpn = dest->qpn;
+	return 0;
 }
 
 static int
@@ -84,16 +150,15 @@ pp_connect_ctx(struct pp_ctx *ctx, int port, int my_psn, enum pv_mtu mtu, int sl
 {
 	struct pv_app_qp_peer peer = { .qpn = dest->qpn, .psn = dest->psn, .lid = dest->lid };
 	struct pv_app_qp_opts o;
-	uint64_t iid;
 
 	pp_qp_opts(&o, port, my_psn, mtu, sl, sgid_idx);
-	/* as rc_pingpong: a GRH when the peer sent a GID (interface id set) */
-	memcpy(&iid, dest->gid + 8, sizeof(iid));
-	if (iid != 0)
+	if (ctx->qp->qp_type == PV_QPT_UD)
+		return pp_connect_ud(ctx, &o, dest, sgid_idx);
+	if (pp_dest_has_gid(dest))
 		memcpy(peer.gid.raw, dest->gid, 16);
 	if (pv_app_qp_modify(ctx->qp, PV_QPS_RTR, &o, &peer) != 0) {
-		if (iid == 0)
-			fprintf(stderr, "(RoCE needs a GID on both sides: -g <index of an IPv4-mapped GID>, 1 on softroce)\n");
+		if (!pp_dest_has_gid(dest))
+			pp_no_gid_hint();
 		return 1;
 	}
 	if (pv_app_qp_modify(ctx->qp, PV_QPS_RTS, &o, &peer) != 0)
@@ -195,18 +260,41 @@ err:
 	return 1;
 }
 
+/* as ud_pingpong: a UD message is one packet, its payload at most the port's MTU */
+static int
+pp_ud_size_check(struct pv_context *context, int port, int size)
+{
+	struct pv_port_attr pa;
+	int mtu;
+
+	if (pv_query_port(context, port, &pa)) {
+		fprintf(stderr, "Unable to query port info for port %d\n", port);
+		return 1;
+	}
+	mtu = 1 << (pa.active_mtu + 7);
+	if (size > mtu) {
+		fprintf(stderr, "Requested size larger than port MTU (%d)\n", mtu);
+		return 1;
+	}
+	return 0;
+}
+
 static struct pp_ctx *
-pp_init_ctx(struct pv_device *ib_dev, int size, int rx_depth, int port, int use_event)
+pp_init_ctx(struct pv_device *ib_dev, enum pv_qp_type qp_type, int size, int rx_depth,
+	    int port, int use_event)
 {
 	struct pv_qp_init_attr init_attr;
 	struct pv_app_qp_opts qo;
 	struct pv_qp_attr attr;
 	struct pp_ctx *ctx;
+	int buf_len;
 
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		return NULL;
 	ctx->size = size;
+	ctx->grh_len = qp_type == PV_QPT_UD ? PP_GRH_LEN : 0;
+	buf_len = ctx->grh_len + size;
 	ctx->send_flags = PV_SEND_SIGNALED;
 	ctx->rx_depth = rx_depth;
 
@@ -215,6 +303,8 @@ pp_init_ctx(struct pv_device *ib_dev, int size, int rx_depth, int port, int use_
 		fprintf(stderr, "Couldn't get context for %s\n", pv_get_device_name(ib_dev));
 		goto clean_ctx;
 	}
+	if (qp_type == PV_QPT_UD && pp_ud_size_check(ctx->context, port, size))
+		goto clean_device;
 	if (use_event) {
 		ctx->channel = pv_create_comp_channel(ctx->context);
 		if (ctx->channel == NULL) {
@@ -234,17 +324,17 @@ pp_init_ctx(struct pv_device *ib_dev, int size, int rx_depth, int port, int use_
 		fprintf(stderr, "Couldn't allocate PD\n");
 		goto clean_comp_channel;
 	}
-	ctx->buf = rte_malloc("pv-pingpong", size, pp_page_size);
+	ctx->buf = rte_malloc("pv-pingpong", buf_len, pp_page_size);
 	ctx->buf_from_rte = ctx->buf != NULL;
 	if (ctx->buf == NULL)
 		ctx->buf = aligned_alloc(pp_page_size,
-					 (size + pp_page_size - 1) / pp_page_size * pp_page_size);
+					 (buf_len + pp_page_size - 1) / pp_page_size * pp_page_size);
 	if (ctx->buf == NULL) {
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		goto clean_pd;
 	}
-	memset(ctx->buf, 0x7b, size);
-	ctx->mr = pv_reg_mr(ctx->pd, ctx->buf, size, PV_ACCESS_LOCAL_WRITE);
+	memset(ctx->buf, 0x7b, buf_len);
+	ctx->mr = pv_reg_mr(ctx->pd, ctx->buf, buf_len, PV_ACCESS_LOCAL_WRITE);
 	if (ctx->mr == NULL) {
 		fprintf(stderr, "Couldn't register MR\n");
 		goto clean_buffer;
@@ -261,7 +351,7 @@ pp_init_ctx(struct pv_device *ib_dev, int size, int rx_depth, int port, int use_
 	init_attr.cap.max_recv_wr = rx_depth;
 	init_attr.cap.max_send_sge = 1;
 	init_attr.cap.max_recv_sge = 1;
-	init_attr.qp_type = PV_QPT_RC;
+	init_attr.qp_type = qp_type;
 	ctx->qp = pv_create_qp(ctx->pd, &init_attr);
 	if (ctx->qp == NULL) {
 		fprintf(stderr, "Couldn't create QP\n");
@@ -314,6 +404,10 @@ pp_close_ctx(struct pp_ctx *ctx)
 		fprintf(stderr, "Couldn't deregister MR\n");
 		return 1;
 	}
+	if (ctx->ah != NULL && pv_destroy_ah(ctx->ah)) {
+		fprintf(stderr, "Couldn't destroy AH\n");
+		return 1;
+	}
 	if (ctx->buf_from_rte)
 		rte_free(ctx->buf);
 	else
@@ -339,7 +433,7 @@ pp_post_recv(struct pp_ctx *ctx, int n)
 {
 	struct pv_sge list = {
 		.addr = (uintptr_t)ctx->buf,
-		.length = ctx->size,
+		.length = ctx->grh_len + ctx->size,
 		.lkey = ctx->mr->lkey,
 	};
 	struct pv_recv_wr wr = {
@@ -360,7 +454,7 @@ static int
 pp_post_send(struct pp_ctx *ctx)
 {
 	struct pv_sge list = {
-		.addr = (uintptr_t)ctx->buf,
+		.addr = (uintptr_t)ctx->buf + ctx->grh_len,
 		.length = ctx->size,
 		.lkey = ctx->mr->lkey,
 	};
@@ -373,6 +467,11 @@ pp_post_send(struct pp_ctx *ctx)
 	};
 	struct pv_send_wr *bad_wr;
 
+	if (ctx->ah != NULL) {
+		wr.wr.ud.ah = ctx->ah;
+		wr.wr.ud.remote_qpn = ctx->rem_qpn;
+		wr.wr.ud.remote_qkey = PP_UD_QKEY;
+	}
 	return pv_post_send(ctx->qp, &wr, &bad_wr);
 }
 
@@ -390,6 +489,15 @@ pp_parse_single_wc(struct pp_ctx *ctx, int *scnt, int *rcnt, int *routs, int ite
 		++(*scnt);
 		break;
 	case PP_RECV_WRID:
+		/* -c on UD: every message is whole, behind a GRH */
+		if (pp_validate_buf && ctx->grh_len != 0 &&
+		    (wc->byte_len != (uint32_t)(ctx->grh_len + ctx->size) ||
+		     !(wc->wc_flags & PV_WC_GRH))) {
+			fprintf(stderr, "Received %u bytes%s, expected %d with a GRH\n",
+				wc->byte_len, wc->wc_flags & PV_WC_GRH ? "" : " without a GRH",
+				ctx->grh_len + ctx->size);
+			return 1;
+		}
 		if (--(*routs) <= 1) {
 			*routs += pp_post_recv(ctx, ctx->rx_depth - *routs);
 			if (*routs < ctx->rx_depth) {
@@ -426,6 +534,34 @@ pp_get_cq_event(struct pp_ctx *ctx, struct pv_cq **cq, void **cq_ctx)
 		if (pv_progress(ctx->context) < 0)
 			return -1;
 	}
+}
+
+/*
+ * -c on UD: the GRH area of the last receive names the peer as its source.
+ * On RoCEv2 it holds the IPv6 header (source address at byte 8), or 20
+ * unused bytes and the IPv4 header (source address at byte 20 + 12).
+ */
+static void
+pp_grh_check(const struct pp_ctx *ctx, const struct pv_cm_pp_dest *rem)
+{
+	static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
+	char got[INET6_ADDRSTRLEN], want[INET6_ADDRSTRLEN];
+	const uint8_t *grh = (const uint8_t *)ctx->buf;
+
+	if (ctx->grh_len == 0 || !pp_dest_has_gid(rem))
+		return;
+	if (memcmp(rem->gid, v4_mapped, sizeof(v4_mapped)) == 0) {
+		if (memcmp(grh + 32, rem->gid + 12, 4) == 0)
+			return;
+		inet_ntop(AF_INET, grh + 32, got, sizeof(got));
+		inet_ntop(AF_INET, rem->gid + 12, want, sizeof(want));
+	} else {
+		if (memcmp(grh + 8, rem->gid, 16) == 0)
+			return;
+		inet_ntop(AF_INET6, grh + 8, got, sizeof(got));
+		inet_ntop(AF_INET6, rem->gid, want, sizeof(want));
+	}
+	printf("invalid GRH: source %s, expected %s\n", got, want);
 }
 
 /* Keep acknowledging the peer's packets a little before tearing down. */
@@ -465,6 +601,8 @@ usage(const char *argv0)
 	printf("  -c, --chk\t            validate received buffer\n");
 	printf("  -j, --dm\t            use device memory (not supported)\n");
 	printf("  -N, --new_send            use new post send WR API (not supported)\n");
+	printf("      --connection=<RC|UD>  RC: ibv_rc_pingpong (default); UD: ibv_ud_pingpong\n");
+	printf("                            (UD: -s 1024 by default, at most the MTU; no -m)\n");
 }
 
 static int
@@ -500,11 +638,52 @@ pp_has_separator(int argc, char **argv)
 	return 0;
 }
 
+/* as rc_pingpong's, with pollverbs' own options appended */
+static const struct option pp_long_options[] = {
+	{ .name = "port", .has_arg = 1, .val = 'p' },
+	{ .name = "ib-dev", .has_arg = 1, .val = 'd' },
+	{ .name = "ib-port", .has_arg = 1, .val = 'i' },
+	{ .name = "size", .has_arg = 1, .val = 's' },
+	{ .name = "mtu", .has_arg = 1, .val = 'm' },
+	{ .name = "rx-depth", .has_arg = 1, .val = 'r' },
+	{ .name = "iters", .has_arg = 1, .val = 'n' },
+	{ .name = "sl", .has_arg = 1, .val = 'l' },
+	{ .name = "events", .has_arg = 0, .val = 'e' },
+	{ .name = "gid-idx", .has_arg = 1, .val = 'g' },
+	{ .name = "odp", .has_arg = 0, .val = 'o' },
+	{ .name = "iodp", .has_arg = 0, .val = 'O' },
+	{ .name = "prefetch", .has_arg = 0, .val = 'P' },
+	{ .name = "ts", .has_arg = 0, .val = 't' },
+	{ .name = "chk", .has_arg = 0, .val = 'c' },
+	{ .name = "dm", .has_arg = 0, .val = 'j' },
+	{ .name = "new_send", .has_arg = 0, .val = 'N' },
+	{ .name = "connection", .has_arg = 1, .val = PP_OPT_CONNECTION },
+	{},
+};
+
+/* Whether option word @p a takes the next word as its value. */
+static int
+pp_opt_takes_next(const char *a)
+{
+	const struct option *o;
+
+	if (a[1] == '\0')
+		return 0;
+	if (a[1] != '-')
+		return a[2] == '\0' && strchr("pdismrnlg", a[1]) != NULL;
+	if (strchr(a, '=') != NULL)
+		return 0;
+	for (o = pp_long_options; o->name != NULL; o++)
+		if (strcmp(a + 2, o->name) == 0)
+			return o->has_arg;
+	return 0;
+}
+
 /* The server/client role and TCP port decide the built-in EAL args. */
 static void
 pp_peek_role(int argc, char **argv, int *server, unsigned int *port)
 {
-	int i, with_arg;
+	int i;
 
 	*server = 1;
 	*port = 18515;
@@ -513,14 +692,12 @@ pp_peek_role(int argc, char **argv, int *server, unsigned int *port)
 			*server = 0;
 			continue;
 		}
-		if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
+		if ((strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--port") == 0) &&
+		    i + 1 < argc)
 			*port = strtoul(argv[i + 1], NULL, 0);
 		else if (strncmp(argv[i], "--port=", 7) == 0)
 			*port = strtoul(argv[i] + 7, NULL, 0);
-		/* skip the value of options that take one */
-		with_arg = argv[i][1] != '-' && argv[i][2] == '\0' &&
-			   strchr("pdismrnlg", argv[i][1]) != NULL;
-		if (with_arg)
+		if (pp_opt_takes_next(argv[i]))
 			i++;
 	}
 }
@@ -538,6 +715,8 @@ main(int argc, char *argv[])
 	unsigned int port = 18515;
 	int ib_port = 1;
 	unsigned int size = 4096;
+	int size_set = 0;
+	enum pv_qp_type qp_type = PV_QPT_RC;
 	enum pv_mtu mtu = PV_MTU_1024;
 	unsigned int rx_depth = 500;
 	unsigned int iters = 1000;
@@ -577,29 +756,10 @@ main(int argc, char *argv[])
 	}
 
 	while (1) {
-		static const struct option long_options[] = {
-			{ .name = "port", .has_arg = 1, .val = 'p' },
-			{ .name = "ib-dev", .has_arg = 1, .val = 'd' },
-			{ .name = "ib-port", .has_arg = 1, .val = 'i' },
-			{ .name = "size", .has_arg = 1, .val = 's' },
-			{ .name = "mtu", .has_arg = 1, .val = 'm' },
-			{ .name = "rx-depth", .has_arg = 1, .val = 'r' },
-			{ .name = "iters", .has_arg = 1, .val = 'n' },
-			{ .name = "sl", .has_arg = 1, .val = 'l' },
-			{ .name = "events", .has_arg = 0, .val = 'e' },
-			{ .name = "gid-idx", .has_arg = 1, .val = 'g' },
-			{ .name = "odp", .has_arg = 0, .val = 'o' },
-			{ .name = "iodp", .has_arg = 0, .val = 'O' },
-			{ .name = "prefetch", .has_arg = 0, .val = 'P' },
-			{ .name = "ts", .has_arg = 0, .val = 't' },
-			{ .name = "chk", .has_arg = 0, .val = 'c' },
-			{ .name = "dm", .has_arg = 0, .val = 'j' },
-			{ .name = "new_send", .has_arg = 0, .val = 'N' },
-			{},
-		};
 		int c;
 
-		c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", long_options, NULL);
+		c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", pp_long_options,
+				 NULL);
 		if (c == -1)
 			break;
 		switch (c) {
@@ -622,6 +782,7 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			size = strtoul(optarg, NULL, 0);
+			size_set = 1;
 			break;
 		case 'm':
 			mtu = pv_app_mtu_from_bytes(strtol(optarg, NULL, 0));
@@ -663,6 +824,16 @@ main(int argc, char *argv[])
 		case 'c':
 			pp_validate_buf = 1;
 			break;
+		case PP_OPT_CONNECTION:
+			if (strcasecmp(optarg, "RC") == 0) {
+				qp_type = PV_QPT_RC;
+			} else if (strcasecmp(optarg, "UD") == 0) {
+				qp_type = PV_QPT_UD;
+			} else {
+				fprintf(stderr, "--connection: RC or UD, not %s\n", optarg);
+				return 1;
+			}
+			break;
 		default:
 			usage(argv[0]);
 			return 1;
@@ -674,6 +845,8 @@ main(int argc, char *argv[])
 		usage(argv[0]);
 		return 1;
 	}
+	if (qp_type == PV_QPT_UD && !size_set)
+		size = PP_UD_SIZE;
 	if (size == 0 || rx_depth == 0 || iters == 0) {
 		usage(argv[0]);
 		return 1;
@@ -705,7 +878,7 @@ main(int argc, char *argv[])
 		}
 	}
 
-	ctx = pp_init_ctx(ib_dev, size, rx_depth, ib_port, use_event);
+	ctx = pp_init_ctx(ib_dev, qp_type, size, rx_depth, ib_port, use_event);
 	if (ctx == NULL)
 		return 1;
 
@@ -739,8 +912,9 @@ main(int argc, char *argv[])
 	my_dest.qpn = ctx->qp->qp_num;
 	my_dest.psn = lrand48() & 0xffffff;
 	inet_ntop(AF_INET6, my_dest.gid, gid, sizeof(gid));
-	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-	       my_dest.lid, my_dest.qpn, my_dest.psn, gid);
+	/* ud_pingpong prints a colon before its local GID */
+	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s GID %s\n",
+	       my_dest.lid, my_dest.qpn, my_dest.psn, qp_type == PV_QPT_UD ? ":" : ",", gid);
 	fflush(stdout);
 
 	if (servername != NULL)
@@ -764,9 +938,10 @@ main(int argc, char *argv[])
 		if (pp_validate_buf) {
 			unsigned int i;
 
-			/* rc_pingpong's pattern, byte for byte (i / page % sizeof(char)) */
+			/* rc_pingpong's pattern, byte for byte (i / page % sizeof(char)),
+			 * behind the GRH area on UD as ud_pingpong's */
 			for (i = 0; i < size; i += pp_page_size)
-				ctx->buf[i] = i / pp_page_size % sizeof(char);
+				ctx->buf[ctx->grh_len + i] = i / pp_page_size % sizeof(char);
 		}
 		if (pp_post_send(ctx)) {
 			fprintf(stderr, "Couldn't post send\n");
@@ -835,9 +1010,12 @@ main(int argc, char *argv[])
 			unsigned int i;
 
 			for (i = 0; i < size; i += pp_page_size)
-				if (ctx->buf[i] != (char)(i / pp_page_size % sizeof(char)))
+				if (ctx->buf[ctx->grh_len + i] !=
+				    (char)(i / pp_page_size % sizeof(char)))
 					printf("invalid data in page %d\n", i / pp_page_size);
 		}
+		if (pp_validate_buf)
+			pp_grh_check(ctx, &rem_dest);
 	}
 	fflush(stdout);
 

@@ -3,10 +3,11 @@
 # Copyright (c) 2026 pollverbs authors
 #
 # pv-perf (write_bw, read_bw, send_bw, write_lat, send_lat, read_lat with
-# --verify) and pv-pingpong (-c) between two processes over net_memif on
-# softroce. Every run must exit 0 on both sides and print its table; the
-# --verify runs must report every byte correct. Exit 77 (skip) when the
-# softroce device cannot be created here.
+# --verify) and pv-pingpong (-c; RC, and UD as ibv_ud_pingpong) between two
+# processes over net_memif on softroce, over IPv4 (-g 1) and IPv6 link-local
+# (-g 0). Every run must exit 0 on both sides and print its table; the
+# --verify runs must report every byte correct, the -c runs no "invalid"
+# line. Exit 77 (skip) when the softroce device cannot be created here.
 #
 # usage: test_perf_memif.sh PV_PERF PV_PINGPONG
 set -uo pipefail
@@ -88,8 +89,10 @@ pair() {
 	fi
 	spid=""
 	port=$((port + 1))
+	# pv-pingpong -c reports bad data ("invalid data in page", "invalid
+	# GRH") as rc_pingpong does: on stdout, exit status 0
 	if [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] && grep -Eq "$want" "$clog" &&
-		grep -Eq "$want" "$slog"; then
+		grep -Eq "$want" "$slog" && ! grep -q '^invalid ' "$clog" "$slog"; then
 		echo "ok: $name"
 		grep -E "$want" "$clog" | sed 's/^/    /'
 		return
@@ -112,6 +115,38 @@ pair read_lat "$perf" "$ok" read_lat --verify -s 64 -n 200
 pair pingpong "$pingpong" 'iters in .* usec/iter' -g 1 -c -n 200 -s 4096
 # GID 0: RoCEv2 over IPv6 link-local, the peer found by neighbour discovery
 pair pingpong-ipv6 "$pingpong" 'iters in .* usec/iter' -g 0 -c -n 200 -s 4096
+
+# refused NAME REGEX ARGS...: a pv-pingpong server that must exit 1 at
+# start, printing REGEX
+refused() {
+	local name=$1 want=$2 log rc
+	shift 2
+	log=$logdir/$name.server
+	runs=$((runs + 1))
+	rm -f "$sock"
+	# shellcheck disable=SC2046
+	timeout 30 "$pingpong" $(eal server 10.99.0.1 0) -- "$@" -p "$port" >"$log" 2>&1
+	rc=$?
+	port=$((port + 1))
+	if [ "$rc" -eq 1 ] && grep -Eq "$want" "$log"; then
+		echo "ok: $name"
+		return
+	fi
+	fails=$((fails + 1))
+	echo "FAIL: $name (exit $rc, expected 1 and /$want/)"
+	tail -n 20 "$log"
+}
+
+# UD as ibv_ud_pingpong: -c also checks each receive's length (GRH + -s)
+# and that the GRH names the peer; -s 1024 by default, at most the path
+# MTU (memif's 1500-byte Ethernet MTU: 1024)
+ppud='--connection=UD'
+pair pingpong-ud "$pingpong" '^200 iters in .* usec/iter' "$ppud" -g 1 -c -n 200
+pair pingpong-ud-ipv6 "$pingpong" '^200 iters in .* usec/iter' "$ppud" -g 0 -c -n 200
+pair pingpong-ud-events "$pingpong" '^200 iters in .* usec/iter' "$ppud" -g 1 -c -e -n 200 -s 8
+pair pingpong-ud-ipv6-events "$pingpong" '^200 iters in .* usec/iter' "$ppud" -g 0 -c -e \
+	-n 200 -s 8
+refused pingpong-ud-above-mtu 'Requested size larger than port MTU \(1024\)' "$ppud" -g 1 -s 1025
 
 echo "$((runs - fails)) of $runs runs passed"
 [ "$fails" -eq 0 ]
