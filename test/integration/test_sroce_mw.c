@@ -20,6 +20,8 @@
  *   bound MR (EBUSY), bind to an MR without MW_BIND (PV_WC_MW_BIND_ERR),
  *   LOCAL_INV of an MR key (LOC_QP_OP_ERR), SEND_WITH_INV of an MR key
  *   (REM_INV_REQ_ERR at A, B's QP in ERR), SEND_WITH_INV refused on UC.
+ * rereg: pv_rereg_mr() changes access, translation and PD in place with
+ *   the same keys (remote writes follow), EBUSY with a bound window.
  */
 
 #include <arpa/inet.h>
@@ -437,6 +439,80 @@ test_mw_errors(void)
 	CU_ASSERT_EQUAL(pv_dealloc_mw(mw2), 0);
 }
 
+/* pv_rereg_mr on softroce: access, translation and PD change in place, keys kept */
+static void
+test_rereg(void)
+{
+	struct ut_buf *t = ut_buf_alloc(pd[1], 8192, PV_ACCESS_LOCAL_WRITE |
+					PV_ACCESS_REMOTE_WRITE, UT_CANARY);
+	uint8_t *other = aligned_alloc(64, 8192);
+	struct pair p = { 0 };
+	struct pv_mw *mw;
+	struct pv_pd *pd2;
+	uint32_t rkey;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+	memset(other, 0, 8192);
+	rkey = t->mr->rkey;
+	CU_ASSERT_FATAL(pair_connect(&p, PV_QPT_RC) == 0);
+	fill(sb->addr, 4096, 9);
+	/* access: without REMOTE_WRITE the write is NAKed, the key is the same */
+	CU_ASSERT_EQUAL(pv_rereg_mr(t->mr, PV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				    PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_READ), 0);
+	CU_ASSERT_EQUAL(t->mr->rkey, rkey);
+	CU_ASSERT_EQUAL(t->mr->access, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_READ);
+	CU_ASSERT_EQUAL(post_a(p.qa, PV_WR_RDMA_WRITE, (uintptr_t)t->addr, rkey, 64), 0);
+	expect_wc(cq[0], PV_WC_REM_ACCESS_ERR, PV_WC_RDMA_WRITE, NULL);
+	pair_destroy(&p);
+	/* translation and access: the same rkey now lands in the other buffer */
+	CU_ASSERT_EQUAL(pv_rereg_mr(t->mr, PV_REREG_MR_CHANGE_TRANSLATION |
+				    PV_REREG_MR_CHANGE_ACCESS, NULL, other, 8192,
+				    PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE), 0);
+	CU_ASSERT_PTR_EQUAL(t->mr->addr, other);
+	CU_ASSERT_FATAL(pair_connect(&p, PV_QPT_RC) == 0);
+	CU_ASSERT_EQUAL(post_a(p.qa, PV_WR_RDMA_WRITE, (uintptr_t)other + 100, rkey, 4096), 0);
+	expect_wc(cq[0], PV_WC_SUCCESS, PV_WC_RDMA_WRITE, NULL);
+	CU_ASSERT_EQUAL(memcmp(other + 100, sb->addr, 4096), 0);
+	/* the old buffer is not the MR's any more */
+	CU_ASSERT_EQUAL(post_a(p.qa, PV_WR_RDMA_WRITE, (uintptr_t)t->addr, rkey, 8), 0);
+	expect_wc(cq[0], PV_WC_REM_ACCESS_ERR, PV_WC_RDMA_WRITE, NULL);
+	pair_destroy(&p);
+	/* PD: QPs of the old PD cannot use it */
+	pd2 = pv_alloc_pd(ctx[1]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd2);
+	CU_ASSERT_EQUAL(pv_rereg_mr(t->mr, PV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0);
+	CU_ASSERT_PTR_EQUAL(t->mr->pd, pd2);
+	CU_ASSERT_EQUAL(pv_dealloc_pd(pd2), EBUSY);
+	CU_ASSERT_FATAL(pair_connect(&p, PV_QPT_RC) == 0);
+	CU_ASSERT_EQUAL(post_a(p.qa, PV_WR_RDMA_WRITE, (uintptr_t)other, rkey, 8), 0);
+	expect_wc(cq[0], PV_WC_REM_ACCESS_ERR, PV_WC_RDMA_WRITE, NULL);
+	pair_destroy(&p);
+	CU_ASSERT_EQUAL(pv_rereg_mr(t->mr, PV_REREG_MR_CHANGE_PD | PV_REREG_MR_CHANGE_TRANSLATION |
+				    PV_REREG_MR_CHANGE_ACCESS, pd[1], t->addr, 8192,
+				    PV_ACCESS_LOCAL_WRITE | PV_ACCESS_MW_BIND), 0);
+	CU_ASSERT_EQUAL(pv_dealloc_pd(pd2), 0);
+	/* not while a window is bound to it */
+	CU_ASSERT_FATAL(pair_connect(&p, PV_QPT_RC) == 0);
+	mw = pv_alloc_mw(pd[1], PV_MW_TYPE_2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mw);
+	CU_ASSERT_EQUAL(post_b_local(p.qb, mw, pv_inc_rkey(mw->rkey), t->mr, (uintptr_t)t->addr,
+				     64, PV_ACCESS_REMOTE_READ), 0);
+	expect_wc(cq[1], PV_WC_SUCCESS, PV_WC_BIND_MW, NULL);
+	errno = 0;
+	CU_ASSERT_EQUAL(pv_rereg_mr(t->mr, PV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				    PV_ACCESS_LOCAL_WRITE), PV_REREG_MR_ERR_CMD);
+	CU_ASSERT_EQUAL(errno, EBUSY);
+	/* bad input: the MR stays */
+	CU_ASSERT_EQUAL(pv_rereg_mr(t->mr, 0, NULL, NULL, 0, 0), PV_REREG_MR_ERR_INPUT);
+	CU_ASSERT_EQUAL(pv_rereg_mr(t->mr, PV_REREG_MR_CHANGE_TRANSLATION, NULL, NULL, 0, 0),
+			PV_REREG_MR_ERR_INPUT);
+	pair_destroy(&p);
+	CU_ASSERT_EQUAL(pv_dealloc_mw(mw), 0);
+	CU_ASSERT_EQUAL(ut_buf_free(t), 0);
+	free(other);
+}
+
 static int
 suite_init(void)
 {
@@ -466,6 +542,7 @@ static const struct ut_case sroce_mw_cases[] = {
 	{ "type1", test_mw_type1 },
 	{ "type2_inv", test_mw_type2_inv },
 	{ "errors", test_mw_errors },
+	{ "rereg", test_rereg },
 	{ NULL, NULL },
 };
 
