@@ -17,11 +17,16 @@
  *   (REM_INV_REQ_ERR at A), counted in xrc_srq_drops.
  * errors: every errno of pv_open_xrcd, pv_close_xrcd, pv_create_srq_ex,
  *   pv_get_srq_num, pv_create_qp_ex for XRC, posting on the wrong side.
+ * Then B's capture (pcap=) decoded by pv-roce-decode and tshark.
+ *
+ * usage: test_sroce_xrc [PV_ROCE_DECODE]
  */
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 
@@ -469,12 +474,72 @@ static const struct ut_suite sroce_xrc_suite = {
 	.cases = sroce_xrc_cases,
 };
 
-int
-main(void)
+/* the number of lines of @p cmd's output that contain @p needle; -1 on error */
+static int
+count_lines(const char *cmd, const char *needle)
 {
+	char line[1024];
+	int n = 0;
+	FILE *f = popen(cmd, "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strstr(line, needle) != NULL)
+			n++;
+	return pclose(f) == 0 ? n : -1;
+}
+
+/*
+ * The XRC frames B captured, decoded by something else than the engine:
+ * pv-roce-decode (the same parser, but every frame's ICRC recomputed and
+ * the XRCETH printed) and tshark, whose InfiniBand dissector (Wireshark
+ * 4.0) knows the XRC opcodes' BTH but has no XRCETH field: it must see
+ * XRC opcodes (0xa0..0xb7) and find nothing malformed. @return failures.
+ */
+static int
+capture_check(const char *decoder, const char *file)
+{
+	char cmd[512];
+	int fails = 0, n;
+
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", decoder, file);
+	n = count_lines(cmd, "XRC ");
+	printf("pv-roce-decode: %d XRC frames\n", n);
+	fails += n <= 0;
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", decoder, file);
+	n = count_lines(cmd, "xrceth srq 0x000");
+	printf("pv-roce-decode: %d frames with an XRCETH\n", n);
+	fails += n <= 0;
+	if (system("command -v tshark >/dev/null 2>&1") != 0) {
+		printf("tshark not installed: not checked\n");
+		return fails;
+	}
+	snprintf(cmd, sizeof(cmd), "tshark -r '%s' --disable-protocol rpcordma -T fields "
+		 "-e infiniband.bth.opcode -Y 'infiniband.bth.opcode >= 160 && "
+		 "infiniband.bth.opcode <= 183' 2>/dev/null", file);
+	n = count_lines(cmd, "1");
+	printf("tshark: %d frames with XRC opcodes\n", n);
+	fails += n <= 0;
+	snprintf(cmd, sizeof(cmd), "tshark -r '%s' --disable-protocol rpcordma "
+		 "-Y _ws.malformed 2>/dev/null", file);
+	n = count_lines(cmd, "");
+	printf("tshark: %d malformed\n", n);
+	fails += n != 0;
+	return fails;
+}
+
+int
+main(int argc, char **argv)
+{
+	char args_b[256], file[160];
 	int ret, fails;
 
-	ret = ut_ring_pair_init("test_sroce_xrc", 256, "xrc", 4096, "ip=10.0.4.1", "ip=10.0.4.2");
+	/* B captures what it sends and receives when a decoder is given */
+	snprintf(file, sizeof(file), "/tmp/test_sroce_xrc-%d.pcapng", (int)getpid());
+	snprintf(args_b, sizeof(args_b), "ip=10.0.4.2%s%s", argc > 1 ? ",pcap=" : "",
+		 argc > 1 ? file : "");
+	ret = ut_ring_pair_init("test_sroce_xrc", 256, "xrc", 4096, "ip=10.0.4.1", args_b);
 	if (ret != 0)
 		return ret;
 	if (suite_init() != 0) {
@@ -485,5 +550,9 @@ main(void)
 	if (suite_clean() != 0)
 		fails = 1;	/* a canary changed */
 	pv_cleanup();
+	if (argc > 1) {
+		fails += capture_check(argv[1], file);
+		unlink(file);
+	}
 	return fails != 0;
 }
