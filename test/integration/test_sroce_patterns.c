@@ -4,7 +4,8 @@
 
 /*
  * The patterns of rdma-core's libibverbs examples (rc_pingpong, uc_pingpong,
- * ud_pingpong, srq_pingpong; v44), written for pollverbs: two processes
+ * ud_pingpong, srq_pingpong, xsrq_pingpong; v44), written for pollverbs: two
+ * processes
  * (softroce over net_memif, default progress mode: thread safe), a blocking
  * TCP socket for the address exchange. As in the examples, the client sends
  * its QPN/PSN/GID and blocks in read() while the server takes its QPs to RTR
@@ -12,7 +13,10 @@
  * while its only thread sleeps), then the server answers and the client
  * connects. Then ITERS ping-pongs with the payload checked byte for byte,
  * polling, and again in event mode (-e: pv_req_notify_cq, blocking
- * pv_get_cq_event, pv_ack_cq_events). Nobody calls pv_progress().
+ * pv_get_cq_event, pv_ack_cq_events). Nobody calls pv_progress(). xsrq:
+ * each side has an XRC domain, an XRC SRQ, an INI QP connected to the
+ * peer's TGT QP and a TGT QP connected to the peer's INI QP; the SRQ number
+ * travels in the LID field of the exchange; sends name the peer's SRQ.
  *
  * Then a responder that only sleeps (blocked in read()) while the client does
  * RDMA WRITE, READ, CMP_AND_SWP and FETCH_AND_ADD against it with the Rust
@@ -23,6 +27,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -50,9 +55,9 @@
 #define RESP_LEN	(64 * 1024)
 #define IDLE_MAX_PCT	5.0
 
-enum pp_kind { PP_RC, PP_UC, PP_UD, PP_SRQ };
+enum pp_kind { PP_RC, PP_UC, PP_UD, PP_SRQ, PP_XSRQ };
 
-static const char *const pp_names[] = { "rc", "uc", "ud", "srq" };
+static const char *const pp_names[] = { "rc", "uc", "ud", "srq", "xsrq" };
 
 static struct pv_context *ctx;
 static struct pv_pd *pd;
@@ -71,6 +76,8 @@ struct pp {
 	struct pv_srq *srq;
 	struct pv_qp *qp[NQ_SRQ];
 	struct pv_ah *ah;
+	struct pv_xrcd *xrcd;	/* xsrq: qp[0] is the INI QP, qp[1] the TGT QP */
+	uint32_t srqn, rsrqn;	/* xsrq: our XRC SRQ's number, the peer's */
 	uint8_t *buf;		/* RX_DEPTH receive slots, then the send slot */
 	struct pv_mr *mr;
 	uint32_t psn[NQ_SRQ];
@@ -79,6 +86,7 @@ struct pp {
 
 /* the examples' wire format: "LID:QPN:PSN:GID" in text, one line per QP */
 struct pp_dest {
+	uint32_t lid;		/* xsrq: the XRC SRQ number travels here */
 	uint32_t qpn;
 	uint32_t psn;
 	union pv_gid gid;
@@ -113,7 +121,7 @@ dest_send(const struct pp_dest *d)
 
 	for (i = 0; i < 16; i++)
 		snprintf(gid + 2 * i, 3, "%02x", d->gid.raw[i]);
-	snprintf(msg, sizeof(msg), "%04x:%06x:%06x:%s", 0, d->qpn, d->psn, gid);
+	snprintf(msg, sizeof(msg), "%04x:%06x:%06x:%s", d->lid, d->qpn, d->psn, gid);
 	return full_write(tcp, msg, sizeof(msg));
 }
 
@@ -129,6 +137,7 @@ dest_recv(struct pp_dest *d)
 	msg[sizeof(msg) - 1] = '\0';
 	if (sscanf(msg, "%x:%x:%x:", &lid, &d->qpn, &d->psn) != 3)
 		return -1;
+	d->lid = lid;
 	g = strrchr(msg, ':') + 1;
 	for (i = 0; i < 16; i++) {
 		if (sscanf(g + 2 * i, "%2x", &b) != 1)
@@ -159,6 +168,110 @@ pp_post_recv(struct pp *p, uint32_t slot)
 	return pv_post_recv(p->qp[0], &wr, &bad);
 }
 
+/* xsrq_pingpong's objects: an XRC domain, an XRC SRQ, an INI and a TGT QP */
+static int
+pp_init_xsrq(struct pp *p)
+{
+	struct pv_xrcd_init_attr xa = { PV_XRCD_INIT_ATTR_FD | PV_XRCD_INIT_ATTR_OFLAGS, -1,
+					O_CREAT };
+	struct pv_srq_init_attr_ex sa;
+	struct pv_qp_init_attr_ex ia;
+	struct pv_qp_attr a;
+	uint32_t i;
+	int q;
+
+	p->nq = 2;
+	p->xrcd = pv_open_xrcd(ctx, &xa);
+	if (p->xrcd == NULL)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = RX_DEPTH;
+	sa.attr.max_sge = 1;
+	sa.comp_mask = PV_SRQ_INIT_ATTR_TYPE | PV_SRQ_INIT_ATTR_XRCD | PV_SRQ_INIT_ATTR_CQ |
+		       PV_SRQ_INIT_ATTR_PD;
+	sa.srq_type = PV_SRQT_XRC;
+	sa.xrcd = p->xrcd;
+	sa.cq = p->cq;
+	sa.pd = pd;
+	p->srq = pv_create_srq_ex(ctx, &sa);
+	if (p->srq == NULL || pv_get_srq_num(p->srq, &p->srqn) != 0)
+		return -1;
+	for (q = 0; q < 2; q++) {
+		memset(&ia, 0, sizeof(ia));
+		if (q == 0) {
+			ia.qp_type = PV_QPT_XRC_SEND;
+			ia.send_cq = p->cq;
+			ia.cap.max_send_wr = 1;
+			ia.cap.max_send_sge = 1;
+			ia.comp_mask = PV_QP_INIT_ATTR_PD;
+			ia.pd = pd;
+		} else {
+			ia.qp_type = PV_QPT_XRC_RECV;
+			ia.comp_mask = PV_QP_INIT_ATTR_XRCD;
+			ia.xrcd = p->xrcd;
+		}
+		p->qp[q] = pv_create_qp_ex(ctx, &ia);
+		if (p->qp[q] == NULL)
+			return -1;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = PV_QPS_INIT;
+		a.port_num = 1;
+		if (pv_modify_qp(p->qp[q], &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
+				 PV_QP_ACCESS_FLAGS) != 0)
+			return -1;
+		p->psn[q] = (uint32_t)(lrand48() & 0xffffff);
+	}
+	for (i = 0; i < RX_DEPTH; i++)
+		if (pp_post_recv(p, i) != 0)
+			return -1;
+	if (p->events && pv_req_notify_cq(p->cq, 0) != 0)
+		return -1;
+	return 0;
+}
+
+/* xsrq: our INI QP towards the peer's TGT QP, our TGT QP towards its INI QP */
+static int
+pp_connect_xsrq(struct pp *p, const struct pp_dest *d)
+{
+	struct pv_qp_attr a;
+	int q;
+
+	for (q = 0; q < 2; q++) {
+		const struct pp_dest *r = &d[1 - q];
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = PV_QPS_RTR;
+		a.path_mtu = PV_MTU_1024;
+		a.dest_qp_num = r->qpn;
+		a.rq_psn = r->psn;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = r->gid;
+		a.ah_attr.grh.sgid_index = sgid;
+		a.ah_attr.grh.hop_limit = 1;
+		a.ah_attr.port_num = 1;
+		if (pv_modify_qp(p->qp[q], &a, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU |
+				 PV_QP_DEST_QPN | PV_QP_RQ_PSN |
+				 (q == 1 ? PV_QP_MAX_DEST_RD_ATOMIC | PV_QP_MIN_RNR_TIMER : 0)) != 0)
+			return -1;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = PV_QPS_RTS;
+		a.sq_psn = p->psn[q];
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 1;
+		if (pv_modify_qp(p->qp[q], &a, PV_QP_STATE | PV_QP_TIMEOUT | PV_QP_SQ_PSN |
+				 (q == 0 ? PV_QP_RETRY_CNT | PV_QP_RNR_RETRY |
+				  PV_QP_MAX_QP_RD_ATOMIC : 0)) != 0)
+			return -1;
+		p->rqpn[q] = r->qpn;
+	}
+	p->rsrqn = d[1].lid;
+	return 0;
+}
+
 static int
 pp_init(struct pp *p, enum pp_kind kind, int events)
 {
@@ -187,6 +300,8 @@ pp_init(struct pp *p, enum pp_kind kind, int events)
 		if (p->srq == NULL)
 			return -1;
 	}
+	if (kind == PP_XSRQ)
+		return pp_init_xsrq(p);
 	for (q = 0; q < p->nq; q++) {
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = p->cq;
@@ -232,6 +347,8 @@ pp_connect(struct pp *p, const struct pp_dest *d)
 	struct pv_qp_attr a;
 	int q;
 
+	if (p->kind == PP_XSRQ)
+		return pp_connect_xsrq(p, d);
 	for (q = 0; q < p->nq; q++) {
 		memset(&a, 0, sizeof(a));
 		a.qp_state = PV_QPS_RTR;
@@ -303,6 +420,7 @@ pp_exchange(struct pp *p)
 	int q;
 
 	for (q = 0; q < p->nq; q++) {
+		mine[q].lid = p->srqn;		/* 0 but for xsrq */
 		mine[q].qpn = p->qp[q]->qp_num;
 		mine[q].psn = p->psn[q];
 		if (pv_query_gid(ctx, 1, sgid, &mine[q].gid) != 0)
@@ -333,7 +451,7 @@ static int
 pp_post_send(struct pp *p, uint32_t iter)
 {
 	uint8_t *s = p->buf + (size_t)RX_DEPTH * SLOT;
-	int q = (int)(iter % (uint32_t)p->nq);
+	int q = p->kind == PP_XSRQ ? 0 : (int)(iter % (uint32_t)p->nq);
 	struct pv_sge sge = { .addr = (uintptr_t)s, .length = MSG, .lkey = p->mr->lkey };
 	struct pv_send_wr wr, *bad;
 	uint32_t i;
@@ -351,6 +469,7 @@ pp_post_send(struct pp *p, uint32_t iter)
 		wr.wr.ud.remote_qpn = p->rqpn[0];
 		wr.wr.ud.remote_qkey = QKEY;
 	}
+	wr.qp_type.xrc.remote_srqn = p->rsrqn;	/* xsrq: the peer's XRC SRQ */
 	return pv_post_send(p->qp[q], &wr, &bad);
 }
 
@@ -366,7 +485,8 @@ pp_recv_done(struct pp *p, const struct pv_wc *wc, uint32_t iter)
 			pp_names[p->kind], iter, wc->wr_id, wc->byte_len);
 		return -1;
 	}
-	if (wc->qp_num != p->qp[iter % (uint32_t)p->nq]->qp_num) {
+	/* xsrq: receives complete on the TGT QP (qp[1]) */
+	if (wc->qp_num != p->qp[p->kind == PP_XSRQ ? 1 : iter % (uint32_t)p->nq]->qp_num) {
 		fprintf(stderr, "%s: iter %u: on qp 0x%x\n", pp_names[p->kind], iter, wc->qp_num);
 		return -1;
 	}
@@ -453,6 +573,8 @@ pp_fini(struct pp *p)
 			pv_destroy_qp(p->qp[q]);
 	if (p->srq != NULL)
 		pv_destroy_srq(p->srq);
+	if (p->xrcd != NULL)
+		pv_close_xrcd(p->xrcd);
 	if (p->cq != NULL)
 		pv_destroy_cq(p->cq);
 	if (p->ch != NULL)
@@ -798,7 +920,7 @@ child(int server, const char *sockpath, int fd)
 		fprintf(stderr, "%s: TCP: %s\n", server ? "server" : "client", strerror(errno));
 		return 1;
 	}
-	for (k = PP_RC; k <= PP_SRQ; k++)
+	for (k = PP_RC; k <= PP_XSRQ; k++)
 		for (e = 0; e < 2; e++)
 			fails += pp_run(k, e) != 0;
 	/* -g 0: RoCEv2 over IPv6 from the link-local GID, resolved by
