@@ -8,7 +8,7 @@ TSAN_BUILD ?= build-tsan
 MESON_OPTS ?= -Dwerror=true
 
 .PHONY: all deps build build-asan build-clang build-tsan demo test test-unit test-asan test-valgrind \
-	interop bench-mlx5 bench-chaos bench-modes fuzz install clean
+	interop bench-mlx5 bench-chaos bench-modes verbs-coverage fuzz install clean
 
 all: build
 
@@ -79,6 +79,10 @@ bench-chaos: build
 
 bench-modes: build
 	usertools/pv-bench-modes.sh $(BUILD)
+
+# every ibv_* function of the installed infiniband/verbs.h with its pv_* state
+verbs-coverage: build
+	python3 usertools/pv-verbs-coverage.py --lib $(BUILD)/libpollverbs.so
 
 install: build
 	meson install -C $(BUILD)

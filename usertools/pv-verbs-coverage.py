@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every ibv_* function of rdma-core's infiniband/verbs.h with its pv_* state.
 
-    usertools/pv-verbs-coverage.py [--verbs-h PATH] [--lib build/lib/libpollverbs.so]
+    usertools/pv-verbs-coverage.py [--verbs-h PATH] [--lib build/libpollverbs.so]
 
 Reads the function names (declared and static inline) of the installed
 verbs.h (libibverbs-dev; rdma-core 44 on Debian 12), looks for the pv_
 counterpart in lib/verbs/pv_verbs.h and pv_verbs_ex.h, and, when a built
 library is given, checks that the non-inline ones are exported. The state
-per driver comes from the table below, which says where the code answers
-EOPNOTSUPP (keep it true: a verb listed here as implemented must work,
-and the tests of doc/guides/prog_guide/verbs.rst show it). Prints a
+per driver comes from the drivers' ops tables (an op left NULL is lib/verbs'
+EOPNOTSUPP stub) and from the lists below, which say where the code answers
+EOPNOTSUPP whatever the driver (keep them true: a verb listed here as
+implemented must work, and the tests of doc/guides/prog_guide/verbs.rst
+show it). Prints a
 Markdown table and the totals; exit status 1 if a verb claimed implemented
 is not declared or not exported.
 """
@@ -48,7 +50,6 @@ NONE = {
     "query_rt_values_ex": "no device clock",
     "resolve_eth_l2_from_gid": "softroce resolves addresses itself",
     "reg_dmabuf_mr": "no dma-buf import",
-    "rereg_mr": "input checked, then PV_REREG_MR_ERR_CMD / EOPNOTSUPP",
     "wr_send_tso": "TSO refused at create_qp_ex",
     "wr_atomic_write": "ATOMIC_WRITE refused at create_qp_ex",
     "attach_mcast": "no UD multicast",
@@ -56,34 +57,58 @@ NONE = {
     "get_device_index": "answers -1 (no kernel index)",
 }
 
-# implemented on softroce, EOPNOTSUPP on mlx5 (its data path builds RC, UC
-# and UD WQEs through rdma-core's mlx5dv; windows and XRC are not wired)
-SOFTROCE_ONLY = {
-    "alloc_mw": "memory windows type 1 and 2B",
-    "dealloc_mw": "",
-    "bind_mw": "posts a BIND_MW work request",
-    "inc_rkey": "inline, driver independent",
-    "wr_bind_mw": "",
-    "wr_local_inv": "",
-    "wr_send_inv": "",
-    "open_xrcd": "fd -1 only",
-    "close_xrcd": "",
-    "get_srq_num": "",
-    "wr_set_xrc_srqn": "",
-    "reg_mr_iova": "mlx5: only iova == addr",
-    "reg_mr_iova2": "mlx5: only iova == addr",
+# verbs whose driver op, when a driver leaves it NULL, is lib/verbs'
+# EOPNOTSUPP stub: the state per driver is read from its ops table
+OP_BACKED = {
+    "create_ah": "create_ah", "destroy_ah": "create_ah", "create_ah_from_wc": "create_ah",
+    "resize_cq": "resize_cq",
+    "attach_mcast": "attach_mcast", "detach_mcast": "attach_mcast",
+    "alloc_mw": "alloc_mw", "dealloc_mw": "alloc_mw", "bind_mw": "alloc_mw",
+    "wr_bind_mw": "alloc_mw",
+    "open_xrcd": "open_xrcd", "close_xrcd": "open_xrcd", "get_srq_num": "get_srq_num",
+    "rereg_mr": "rereg_mr",
+    "reg_mr_iova": "reg_mr_iova", "reg_mr_iova2": "reg_mr_iova",
+    "create_srq": "create_srq", "modify_srq": "create_srq", "query_srq": "create_srq",
+    "destroy_srq": "create_srq", "post_srq_recv": "create_srq",
 }
+# without reg_mr_iova a driver still registers with iova == addr
+PARTLY_WITHOUT_OP = {"reg_mr_iova", "reg_mr_iova2"}
+
+# work request opcodes only softroce's data path builds (mlx5: RC/UC/UD
+# SEND, WRITE, READ and atomics through mlx5dv WQEs)
+DATAPATH_SOFTROCE_ONLY = {
+    "wr_local_inv": "LOCAL_INV",
+    "wr_send_inv": "SEND_WITH_INV",
+    "wr_set_xrc_srqn": "XRC INI QPs",
+    "wr_set_ud_addr": "UD QPs (mlx5: RC only)",
+}
+
+DRIVER_OPS = {
+    "softroce": (os.path.join(REPO, "drivers", "softroce", "sroce_dev.c"), "sroce_ops"),
+    "mlx5": (os.path.join(REPO, "drivers", "mlx5", "mlx5_hw.c"), "pv_mlx5_hw_ops"),
+}
+
+
+def driver_ops(path, table):
+    """The op names a driver's struct pv_driver_ops initializer sets."""
+    text = open(path).read()
+    m = re.search(r"struct pv_driver_ops\s+" + table + r"\s*=\s*\{(.*?)\n\};", text, re.S)
+    if m is None:
+        raise SystemExit(f"{path}: no ops table {table}")
+    return set(re.findall(r"^\s*\.([a-z_0-9]+)\s*=", m.group(1), flags=re.M))
+
 
 # notes for verbs implemented on both
 NOTES = {
-    "create_qp": "softroce RC/UC/UD; mlx5 RC",
+    "create_qp": "softroce RC/UC/UD; mlx5 RC only",
+    "create_ah": "mlx5: no UD",
     "create_qp_ex": "softroce adds XRC INI/TGT; TSO, RSS, creation flags: EOPNOTSUPP",
     "create_srq_ex": "XRC SRQs on softroce only; tag matching EOPNOTSUPP",
     "create_cq_ex": "completion timestamps refused",
     "fork_init": "records the request (DPDK memory pins nothing)",
     "is_fork_initialized": "PV_FORK_UNNEEDED",
     "query_gid_ex": "RoCE v2 entries",
-    "static_providers": "",
+    "inc_rkey": "inline, driver independent",
 }
 
 # verbs.h names that are not verbs (rdma-core internals of the inline wrappers)
@@ -96,7 +121,9 @@ def verbs_functions(path):
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     names = set(re.findall(r"\b((?:ibv_|mult_to_ibv_|mbps_to_ibv_)[a-z0-9_]*)\s*\(", text))
     types = set(re.findall(r"\b(?:struct|enum|union)\s+(ibv_[a-z0-9_]+)", text))
-    macros = set(re.findall(r"#\s*define\s+(ibv_[a-z0-9_]+)", text))
+    # object-like macros are constants; function-like ones (ibv_reg_mr,
+    # ibv_reg_mr_iova, ibv_query_port ...) are verbs
+    macros = set(re.findall(r"#\s*define\s+(ibv_[a-z0-9_]+)(?!\()", text))
     return sorted(n for n in names if n not in types and n not in macros and n not in SKIP)
 
 
@@ -128,12 +155,13 @@ def exported(lib):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--verbs-h", default="/usr/include/infiniband/verbs.h")
-    ap.add_argument("--lib", default=os.path.join(REPO, "build", "lib", "libpollverbs.so"))
+    ap.add_argument("--lib", default=os.path.join(REPO, "build", "libpollverbs.so"))
     args = ap.parse_args()
     if not os.path.exists(args.verbs_h):
         print(f"{args.verbs_h}: not found (apt-get install libibverbs-dev)", file=sys.stderr)
         return 2
     decl, inline = pv_declared()
+    ops = {d: driver_ops(*DRIVER_OPS[d]) for d in DRIVER_OPS}
     syms = exported(args.lib)
     rows, bad = [], []
     counts = {"softroce": 0, "mlx5": 0, "EOPNOTSUPP": 0, "missing": 0}
@@ -149,20 +177,28 @@ def main():
         if short in NONE:
             rows.append((ibv, pv, "EOPNOTSUPP", "EOPNOTSUPP", NONE[short]))
             counts["EOPNOTSUPP"] += 1
-        elif short in SOFTROCE_ONLY:
-            rows.append((ibv, pv, "yes", "EOPNOTSUPP", SOFTROCE_ONLY[short]))
-            counts["softroce"] += 1
-        else:
-            rows.append((ibv, pv, "yes", "yes", NOTES.get(short, "")))
-            counts["softroce"] += 1
-            counts["mlx5"] += 1
+            continue
+        state = {}
+        for drv in ("softroce", "mlx5"):
+            st = "yes"
+            if short in OP_BACKED and OP_BACKED[short] not in ops[drv]:
+                st = "partly" if short in PARTLY_WITHOUT_OP else "EOPNOTSUPP"
+            if drv == "mlx5" and short in DATAPATH_SOFTROCE_ONLY:
+                st = "EOPNOTSUPP"
+            state[drv] = st
+            if st != "EOPNOTSUPP":
+                counts[drv] += 1
+        note = NOTES.get(short, DATAPATH_SOFTROCE_ONLY.get(short, ""))
+        if state["mlx5"] == "partly" and short in PARTLY_WITHOUT_OP:
+            note = "mlx5: only iova == addr"
+        rows.append((ibv, pv, state["softroce"], state["mlx5"], note))
     print(f"rdma-core verbs.h: {args.verbs_h}, {len(rows)} functions\n")
     print("| ibv_ function | pv_ function | softroce | mlx5 | notes |")
     print("|---|---|---|---|---|")
     for r in rows:
         print("| `%s` | %s | %s | %s | %s |" % (r[0], "`%s`" % r[1] if r[1] != "-" else "-",
                                               r[2], r[3], r[4]))
-    print(f"\nimplemented: softroce {counts['softroce']}, mlx5 {counts['mlx5']}; "
+    print(f"\nimplemented (or partly): softroce {counts['softroce']}, mlx5 {counts['mlx5']}; "
           f"EOPNOTSUPP on both {counts['EOPNOTSUPP']}; missing {counts['missing']}; "
           f"of {len(rows)}")
     for b in bad:
