@@ -1325,8 +1325,14 @@ PV_EXPORT int pv_detach_mcast(struct pv_qp *qp, const union pv_gid *gid, uint16_
  *                SGEs, or max_inline_data bytes with PV_SEND_INLINE.
  * @param bad_wr  Set to the first entry not posted (only on failure).
  * @return 0, or a positive errno: EINVAL malformed entry (opcode not valid
- *         for the QP type, too many SGEs, inline too long, QP in a state that
- *         cannot post); ENOMEM send queue full.
+ *         for the QP type: UC has no READ, atomics or SEND_WITH_INV, UD
+ *         only SEND and SEND_WITH_IMM, an XRC TGT QP no send queue; too many
+ *         SGEs, inline too long, QP in a state that cannot post, BIND_MW
+ *         with no window, a window or MR of another context or access bits
+ *         other than REMOTE_READ/WRITE/ATOMIC and ZERO_BASED); ENOMEM send
+ *         queue full. BIND_MW and LOCAL_INV are checked when they execute:
+ *         a failure completes them with PV_WC_MW_BIND_ERR or
+ *         PV_WC_LOC_QP_OP_ERR (softroce, as rxe).
  * Ownership: non-inline buffers must stay registered and unchanged until the
  *            WR completes. Inline data is copied before the call returns.
  * Thread: the QP's owner.
