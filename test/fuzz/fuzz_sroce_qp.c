@@ -5,8 +5,10 @@
 /*
  * libFuzzer targets: one softroce device on a net_ring port whose rings the
  * harness holds (it enqueues the peer's frames, drops what the device
- * sends), with an RC, a UC and a UD QP connected to a peer 10.0.0.2 that
- * the input plays. Built twice:
+ * sends), with an RC, a UC and a UD QP and an XRC TGT QP (its XRC SRQ in
+ * the same PD) connected to a peer 10.0.0.2 that the input plays, and two
+ * memory windows: type 1 over MR 1, type 2 over MR 2 bound to the RC QP.
+ * Built twice:
  *   fuzz_sroce_resp  the QPs start idle: frames exercise the responders;
  *   fuzz_sroce_req   (PV_FUZZ_REQ) the RC and UC QPs start with WRITE,
  *                    READ, atomic and SEND WRs outstanding: frames exercise
@@ -18,7 +20,10 @@
  *        (flags % 3: RC, UC, UD); bit 4 a RETH/AtomicETH rkey and va :=
  *        MR (flags >> 5) % 4 and an offset in it; bit 5 the PSN := the QP's
  *        next expected (responder) or oldest unacknowledged (requester) plus
- *        the low 4 bits given; bit 6: leave the ICRC as given (4 more bytes)
+ *        the low 4 bits given; bit 6: leave the ICRC as given (4 more bytes);
+ *        bit 2: to the XRC TGT QP instead (its XRCETH := the XRC SRQ, the
+ *        RETH after it); bit 7 (with bit 4): the rkey of window (flags >> 5)
+ *        % 2 and a va in it instead of an MR's
  *   3    re-register MR (next byte % 4): dereg, reg again (a new key)
  *   4    free and replace MR (next byte % 4)'s buffer: dereg, free, malloc,
  *        reg (ASan sees any later use of the old buffer); the buffer is only
@@ -26,7 +31,11 @@
  *   5    post a receive on QP (next byte % 3) into MR 3
  *   6    post a send WR on QP (next byte % 3): opcode and MR from the byte
  *   7    progress the device 4 times
- * Each input starts from fresh QPs and MRs and ends by destroying them.
+ *   8    window (next byte % 2): LOCAL_INV (type 2) then bind it again
+ *   9    window (next byte % 2): free it and allocate and bind a new one
+ * Each input starts from fresh QPs, MRs and windows and ends by destroying
+ * them. An MR with a window bound is re-registered (3, 4) after its window
+ * is freed, as an application must (dereg is EBUSY otherwise).
  */
 
 #include <arpa/inet.h>
@@ -46,8 +55,12 @@
 #include "ut_sroce.h"
 #include "fuzz_sroce.h"
 
-#define FZ_NQP		3
+#define FZ_NQP		3	/* RC, UC, UD; then qp[FZ_TGT], XRC TGT */
+#define FZ_TGT		3
 #define FZ_NMR		4
+#define FZ_NMW		2	/* mw[0] type 1 over MR 1, mw[1] type 2 over MR 2 */
+#define FZ_MW_OFF	1024	/* windows: [buf + 1024, + 4096) */
+#define FZ_MW_LEN	4096
 #define FZ_BUF		8192
 #define FZ_PEER_QPN	0x100
 #define FZ_PEER_IP	"10.0.0.2"	/* the harness plays this peer */
@@ -63,7 +76,11 @@ static struct rte_ether_addr fz_peer_mac = { { 0x02, 0x50, 10, 0, 0, 2 } };
 struct fz_state {
 	struct pv_pd *pd;
 	struct pv_cq *cq;
-	struct pv_qp *qp[FZ_NQP];
+	struct pv_qp *qp[FZ_NQP + 1];
+	struct pv_xrcd *xrcd;
+	struct pv_srq *xsrq;
+	uint32_t srqn;
+	struct pv_mw *mw[FZ_NMW];
 	struct pv_ah *ah;
 	uint8_t *buf[FZ_NMR];
 	struct pv_mr *mr[FZ_NMR];
@@ -170,7 +187,7 @@ fz_qp_up(struct pv_qp *qp, int i)
 static struct pv_mr *
 fz_reg(struct fz_state *s, int k)
 {
-	return pv_reg_mr(s->pd, s->buf[k], FZ_BUF, PV_ACCESS_LOCAL_WRITE |
+	return pv_reg_mr(s->pd, s->buf[k], FZ_BUF, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_MW_BIND |
 			 PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ |
 			 PV_ACCESS_REMOTE_ATOMIC);
 }
@@ -224,6 +241,144 @@ fz_post_send(struct fz_state *s, int q, uint8_t how)
 		s->busy[k]++;
 }
 
+/* the XRC TGT QP to RTS towards the peer's INI QP FZ_PEER_QPN + FZ_TGT */
+static int
+fz_tgt_up(struct fz_state *s)
+{
+	struct pv_xrcd_init_attr xa = { PV_XRCD_INIT_ATTR_FD | PV_XRCD_INIT_ATTR_OFLAGS, -1, 0 };
+	struct pv_srq_init_attr_ex sa;
+	struct pv_qp_init_attr_ex ia;
+	struct pv_qp_attr a;
+	int i;
+
+	s->xrcd = pv_open_xrcd(fz_ctx, &xa);
+	if (s->xrcd == NULL)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = 16;
+	sa.attr.max_sge = 2;
+	sa.comp_mask = PV_SRQ_INIT_ATTR_TYPE | PV_SRQ_INIT_ATTR_XRCD | PV_SRQ_INIT_ATTR_CQ |
+		       PV_SRQ_INIT_ATTR_PD;
+	sa.srq_type = PV_SRQT_XRC;
+	sa.xrcd = s->xrcd;
+	sa.cq = s->cq;
+	sa.pd = s->pd;
+	s->xsrq = pv_create_srq_ex(fz_ctx, &sa);
+	if (s->xsrq == NULL || pv_get_srq_num(s->xsrq, &s->srqn) != 0)
+		return -1;
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = PV_QPT_XRC_RECV;
+	ia.comp_mask = PV_QP_INIT_ATTR_XRCD;
+	ia.xrcd = s->xrcd;
+	s->qp[FZ_TGT] = pv_create_qp_ex(fz_ctx, &ia);
+	if (s->qp[FZ_TGT] == NULL)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ |
+			    PV_ACCESS_REMOTE_ATOMIC;
+	if (pv_modify_qp(s->qp[FZ_TGT], &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT |
+			 PV_QP_ACCESS_FLAGS) != 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_RTR;
+	a.path_mtu = PV_MTU_1024;
+	a.dest_qp_num = FZ_PEER_QPN + FZ_TGT;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	if (ut_ah_attr_ipv4(FZ_PEER_IP, &a.ah_attr) != 0 ||
+	    pv_modify_qp(s->qp[FZ_TGT], &a, PV_QP_STATE | PV_QP_AV | PV_QP_PATH_MTU |
+			 PV_QP_DEST_QPN | PV_QP_RQ_PSN | PV_QP_MAX_DEST_RD_ATOMIC |
+			 PV_QP_MIN_RNR_TIMER) != 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_RTS;
+	a.timeout = 1;
+	if (pv_modify_qp(s->qp[FZ_TGT], &a, PV_QP_STATE | PV_QP_TIMEOUT | PV_QP_SQ_PSN) != 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		struct pv_sge sge = { (uintptr_t)s->buf[3], 4096, s->mr[3]->lkey };
+		struct pv_recv_wr wr = { .wr_id = s->wr_id++ * FZ_NMR + 3, .sg_list = &sge,
+					 .num_sge = 1 };
+		struct pv_recv_wr *bad;
+
+		if (pv_post_srq_recv(s->xsrq, &wr, &bad) == 0)
+			s->busy[3]++;
+	}
+	return 0;
+}
+
+/* window @p w: allocated if needed, bound over its MR (type 2: to the RC QP) */
+static void
+fz_mw_bind(struct fz_state *s, int w)
+{
+	int k = w + 1;
+
+	if (s->mw[w] == NULL)
+		s->mw[w] = pv_alloc_mw(s->pd, w == 0 ? PV_MW_TYPE_1 : PV_MW_TYPE_2);
+	if (s->mw[w] == NULL)
+		return;
+	if (w == 0) {
+		struct pv_mw_bind b = {
+			.wr_id = s->wr_id++ * FZ_NMR + k,
+			.bind_info = { s->mr[k], (uintptr_t)s->buf[k] + FZ_MW_OFF, FZ_MW_LEN,
+				       PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_READ |
+				       PV_ACCESS_REMOTE_ATOMIC },
+		};
+
+		if (pv_bind_mw(s->qp[0], s->mw[0], &b) == 0)
+			s->busy[k]++;
+	} else {
+		struct pv_send_wr wr, *bad;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = s->wr_id++ * FZ_NMR + k;
+		wr.opcode = PV_WR_BIND_MW;
+		wr.send_flags = PV_SEND_SIGNALED;
+		wr.bind_mw.mw = s->mw[1];
+		wr.bind_mw.rkey = pv_inc_rkey(s->mw[1]->rkey);
+		wr.bind_mw.bind_info.mr = s->mr[k];
+		wr.bind_mw.bind_info.addr = (uintptr_t)s->buf[k] + FZ_MW_OFF;
+		wr.bind_mw.bind_info.length = FZ_MW_LEN;
+		wr.bind_mw.bind_info.mw_access_flags = PV_ACCESS_REMOTE_WRITE |
+						       PV_ACCESS_REMOTE_READ | PV_ACCESS_ZERO_BASED;
+		if (pv_post_send(s->qp[0], &wr, &bad) == 0) {
+			s->busy[k]++;
+			s->mw[1]->rkey = wr.bind_mw.rkey;	/* the application keeps it */
+		}
+	}
+}
+
+/* LOCAL_INV of window @p w (type 2; type 1 windows cannot be invalidated) */
+static void
+fz_mw_inv(struct fz_state *s, int w)
+{
+	struct pv_send_wr wr, *bad;
+
+	if (s->mw[w] == NULL)
+		return;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = s->wr_id++ * FZ_NMR + w + 1;
+	wr.opcode = PV_WR_LOCAL_INV;
+	wr.send_flags = PV_SEND_SIGNALED;
+	wr.invalidate_rkey = s->mw[w]->rkey;
+	if (pv_post_send(s->qp[0], &wr, &bad) == 0)
+		s->busy[w + 1]++;
+}
+
+/* free the window over MR @p k, if any: the MR can be deregistered then */
+static void
+fz_mw_free(struct fz_state *s, int k)
+{
+	int w = k - 1;
+
+	if (w < 0 || w >= FZ_NMW || s->mw[w] == NULL)
+		return;
+	pv_dealloc_mw(s->mw[w]);
+	s->mw[w] = NULL;
+}
+
 static int
 fz_state_up(struct fz_state *s)
 {
@@ -258,8 +413,10 @@ fz_state_up(struct fz_state *s)
 	if (ut_ah_attr_ipv4(FZ_PEER_IP, &aa) != 0)
 		return -1;
 	s->ah = pv_create_ah(s->pd, &aa);
-	if (s->ah == NULL)
+	if (s->ah == NULL || fz_tgt_up(s) != 0)
 		return -1;
+	fz_mw_bind(s, 0);
+	fz_mw_bind(s, 1);
 #ifdef PV_FUZZ_REQ
 	/* WRITE 3000 (3 packets), READ 3000, FETCH_ADD, SEND on RC; WRITE on UC */
 	fz_post_send(s, 0, 0x40);
@@ -280,9 +437,16 @@ fz_state_down(struct fz_state *s)
 	fz_drain(s);
 	if (s->ah != NULL)
 		pv_destroy_ah(s->ah);
-	for (i = 0; i < FZ_NQP; i++)
+	for (i = 0; i < FZ_NMW; i++)
+		if (s->mw[i] != NULL)
+			pv_dealloc_mw(s->mw[i]);
+	for (i = 0; i <= FZ_TGT; i++)
 		if (s->qp[i] != NULL)
 			pv_destroy_qp(s->qp[i]);
+	if (s->xsrq != NULL)
+		pv_destroy_srq(s->xsrq);
+	if (s->xrcd != NULL)
+		pv_close_xrcd(s->xrcd);
 	for (i = 0; i < FZ_NMR; i++) {
 		if (s->mr[i] != NULL)
 			pv_dereg_mr(s->mr[i]);
@@ -314,7 +478,8 @@ static void
 fz_frame(struct fz_state *s, uint8_t flags, const uint8_t *body, uint32_t len,
 	 const uint8_t *icrc)
 {
-	int q = flags % FZ_NQP;
+	int q = (flags & 0x04) ? FZ_TGT : flags % FZ_NQP;
+	uint32_t x = q == FZ_TGT ? SROCE_XRCETH_LEN : 0;	/* RETH after the XRCETH */
 	struct rte_mbuf *m;
 	uint8_t *f, *ip, *udp, *bth;
 	uint32_t flen = SROCE_L2L4_HLEN + len + SROCE_ICRC_LEN, i;
@@ -364,16 +529,28 @@ fz_frame(struct fz_state *s, uint8_t flags, const uint8_t *body, uint32_t len,
 			bth[11] = (uint8_t)psn;
 		}
 	}
-	/* RETH (RC/UC WRITE/READ) or AtomicETH right after the BTH: va, rkey */
-	if ((flags & 0x10) && len >= SROCE_BTH_LEN + 16) {
-		int k = (flags >> 5) % FZ_NMR;
-		uint64_t va = (uintptr_t)s->buf[k] + (bth[SROCE_BTH_LEN + 7] & 0x3f) * 64;
+	if (x != 0 && len >= SROCE_BTH_LEN + x) {
+		bth[SROCE_BTH_LEN + 1] = (uint8_t)(s->srqn >> 16);
+		bth[SROCE_BTH_LEN + 2] = (uint8_t)(s->srqn >> 8);
+		bth[SROCE_BTH_LEN + 3] = (uint8_t)s->srqn;
+	}
+	/* RETH (WRITE/READ) or AtomicETH after the BTH (and XRCETH): va, rkey
+	 * of an MR, or (bit 7) of a window: type 1 by address, type 2 zero based */
+	if ((flags & 0x10) && len >= SROCE_BTH_LEN + x + 16) {
+		uint8_t *h = bth + SROCE_BTH_LEN + x;
+		int k = (flags >> 5) % FZ_NMR, w = (flags >> 5) % FZ_NMW;
+		uint64_t off = (h[7] & 0x3f) * 64;
+		uint64_t va = (uintptr_t)s->buf[k] + off;
 		uint32_t rkey = s->mr[k]->rkey;
 
+		if ((flags & 0x80) && s->mw[w] != NULL) {
+			rkey = s->mw[w]->rkey;
+			va = w == 0 ? (uintptr_t)s->buf[1] + FZ_MW_OFF + off : off;
+		}
 		for (i = 0; i < 8; i++)
-			bth[SROCE_BTH_LEN + i] = (uint8_t)(va >> (56 - 8 * i));
+			h[i] = (uint8_t)(va >> (56 - 8 * i));
 		for (i = 0; i < 4; i++)
-			bth[SROCE_BTH_LEN + 8 + i] = (uint8_t)(rkey >> (24 - 8 * i));
+			h[8 + i] = (uint8_t)(rkey >> (24 - 8 * i));
 	}
 	pv_fuzz_frame_fix(f, flen);	/* lengths, IPv4 checksum, ICRC */
 	if (icrc != NULL)
@@ -402,7 +579,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	while (i < size) {
-		uint8_t op = data[i++] % 8, arg;
+		uint8_t op = data[i++] % 10, arg;
 		uint32_t len;
 
 		if (op <= 2) {
@@ -426,17 +603,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		arg = data[i++];
 		switch (op) {
 		case 3:
+			fz_mw_free(&s, arg % FZ_NMR);
 			pv_dereg_mr(s.mr[arg % FZ_NMR]);
 			s.mr[arg % FZ_NMR] = fz_reg(&s, arg % FZ_NMR);
 			break;
 		case 4:
 			/* the application may free a buffer once its WRs completed */
+			fz_mw_free(&s, arg % FZ_NMR);
 			pv_dereg_mr(s.mr[arg % FZ_NMR]);
 			if (s.busy[arg % FZ_NMR] == 0) {
 				free(s.buf[arg % FZ_NMR]);
 				s.buf[arg % FZ_NMR] = calloc(1, FZ_BUF);
 			}
 			s.mr[arg % FZ_NMR] = fz_reg(&s, arg % FZ_NMR);
+			break;
+		case 8:
+			fz_mw_inv(&s, arg % FZ_NMW);
+			fz_mw_bind(&s, arg % FZ_NMW);
+			break;
+		case 9:
+			fz_mw_free(&s, arg % FZ_NMW + 1);
+			fz_mw_bind(&s, arg % FZ_NMW);
 			break;
 		case 5:
 			fz_post_recv(&s, arg % FZ_NQP);

@@ -57,8 +57,9 @@ def roce_body(frame):
 def qp_record(body):
     """action 0 (frame) with the QPN, rkey/va and PSN patched by the harness"""
     op = body[0]
-    q = 1 if 0x20 <= op < 0x40 else 2 if op >= 0x60 else 0
-    flags = {0: 0x39, 1: 0x3a, 2: 0x38}[q]
+    q = 1 if 0x20 <= op < 0x40 else 3 if op >= 0xa0 else 2 if op >= 0x60 else 0
+    # bit 2: the XRC TGT QP (qp[3]); its XRCETH and RETH are patched too
+    flags = {0: 0x39, 1: 0x3a, 2: 0x38, 3: 0x3c}[q]
     return bytes([0]) + struct.pack('>H', len(body)) + bytes([flags]) + body
 
 
@@ -74,7 +75,13 @@ def synthetic():
     ack = bth(0x11, 0) + bytes([0x1f, 0, 0, 1])
     uc_send = bth(0x24, 0) + bytes(16)
     ud_send = bth(0x64, 0) + struct.pack('>II', 0x1111, 0x102) + bytes(16)
-    frames = [write, send, read, ack, uc_send, ud_send]
+    # XRC (0xa0 + the RC opcode): XRCETH (patched to the SRQ) after the BTH
+    xrc_send = bth(0xa4, 0, 1) + bytes(4) + bytes(32)
+    xrc_write = bth(0xaa, 0, 1) + bytes(4) + reth + bytes(64)
+    xrc_read = bth(0xac, 0) + bytes(4) + struct.pack('>QII', 0, 0, 3000)
+    send_inv = bth(0x17, 0, 1) + bytes(4) + bytes(16)
+    frames = [write, send, read, ack, uc_send, ud_send, xrc_send, xrc_write, xrc_read,
+              send_inv]
     return frames
 
 
