@@ -121,6 +121,9 @@ test_lcore_pingpong(void)
  */
 #define MT_WRS	4000
 #define MT_SLOT	8
+/* a watchdog, not a speed limit: under valgrind on a loaded 2-core machine
+ * the 4000 WRs took more than 20 s (the model runs on its own lcore) */
+#define MT_WATCHDOG_S	100
 
 struct mt_state {
 	struct ut_pair *p;
@@ -134,7 +137,7 @@ static void *
 mt_poster(void *arg)
 {
 	struct mt_state *s = arg;
-	uint64_t deadline = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	uint64_t deadline = rte_get_tsc_cycles() + MT_WATCHDOG_S * rte_get_tsc_hz();
 	struct pv_send_wr wr, *bad;
 	struct pv_sge sge;
 	uint8_t src[MT_SLOT];
@@ -168,7 +171,7 @@ static void *
 mt_poller(void *arg)
 {
 	struct mt_state *s = arg;
-	uint64_t deadline = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	uint64_t deadline = rte_get_tsc_cycles() + MT_WATCHDOG_S * rte_get_tsc_hz();
 	struct pv_wc wc[4];
 	int n, i;
 
