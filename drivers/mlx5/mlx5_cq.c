@@ -85,6 +85,8 @@ const uint8_t pv_mlx5_wc_opcode[256] = {
 	[MLX5_OPCODE_RDMA_READ] = PV_WC_RDMA_READ,
 	[MLX5_OPCODE_ATOMIC_CS] = PV_WC_COMP_SWAP,
 	[MLX5_OPCODE_ATOMIC_FA] = PV_WC_FETCH_ADD,
+	/* BIND_MW or LOCAL_INV: told apart by the QP's sq_umr_op */
+	[MLX5_OPCODE_UMR] = PV_WC_BIND_MW,
 };
 
 /* Retire the send WQE a requester CQE names; @p sop holds its opcode. */
@@ -93,10 +95,30 @@ mlx5_cqe_req_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter, pv_be32 sop,
 		    struct pv_wc *wc)
 {
 	uint32_t idx = wqe_counter & qp->sq_mask;
+	uint8_t op = rte_be_to_cpu_32(sop) >> 24;
 
 	wc->wr_id = qp->sq_wrid[idx];
-	wc->opcode = pv_mlx5_wc_opcode[rte_be_to_cpu_32(sop) >> 24];
+	wc->opcode = op == MLX5_OPCODE_UMR ? qp->sq_umr_op[idx] : pv_mlx5_wc_opcode[op];
 	qp->sq_ci = qp->sq_next[idx];
+}
+
+/*
+ * The fast loop took requester CQEs [@p first, @p stop) into @p w: give the
+ * UMR ones among them the opcode their WQE was posted with (LOCAL_INV or
+ * BIND_MW). The CQEs are still there: the consumer index is not updated.
+ */
+static __rte_noinline void
+mlx5_cqe_umr_fix(const struct pv_mlx5_qp *qp, const uint8_t *first, const uint8_t *stop,
+		 uint32_t shift, struct pv_wc *w)
+{
+	const uint8_t *cqe;
+
+	for (cqe = first; cqe != stop; cqe += 1u << shift, w++) {
+		const struct mlx5_cqe64 *c = (const struct mlx5_cqe64 *)cqe;
+
+		if (*(const uint8_t *)&c->sop_drop_qpn == MLX5_OPCODE_UMR)
+			w->opcode = qp->sq_umr_op[rte_be_to_cpu_16(c->wqe_counter) & qp->sq_mask];
+	}
 }
 
 uint64_t
@@ -280,8 +302,14 @@ mlx5_poll_cq_common(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc, const
 			w++;
 		}
 		if (cqe != first) {
+			uint32_t taken = (uint32_t)((cqe - first) >> shift);
+
 			qp->sq_ci = sq_ci;
-			ci += (uint32_t)((cqe - first) >> shift);
+			ci += taken;
+			/* read after the CQEs: a UMR CQE seen implies its post,
+			 * which set the flag before ringing, is visible */
+			if (unlikely(qp->sq_umr_used))
+				mlx5_cqe_umr_fix(qp, first, cqe, shift, w - taken);
 		}
 		if (cqe == stop)
 			continue;	/* end of the ring (parity flips) or of wc[] */

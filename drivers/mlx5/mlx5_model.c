@@ -352,13 +352,54 @@ mdl_pd_dealloc(struct pv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * Publish a key for PD @p ibpd: an MR (@p mw_type 0) of [addr, addr +
+ * length) with @p access, or an unbound window of @p mw_type, in a free
+ * slot moved to its next generation (its stale keys fail). @return the
+ * key, 0 when all are in use (logged); its slot in @p idx_p.
+ */
+static uint32_t
+mdl_key_publish(struct pv_pd *ibpd, uint8_t mw_type, uint64_t addr, uint64_t length,
+		uint32_t access, uint32_t *idx_p)
+{
+	struct pv_mlx5_mdl_mr *e = NULL;
+	uint32_t i, key = 0;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	for (i = 1; i < PV_MLX5_MDL_MAX_MR; i++) {
+		if (pv_mlx5_mdl.mrs[i].key == 0) {
+			e = &pv_mlx5_mdl.mrs[i];
+			break;
+		}
+	}
+	if (e != NULL) {
+		e->gen = e->gen % PV_MLX5_MDL_KEY_GEN_MAX + 1;
+		key = e->gen << PV_MLX5_MDL_KEY_GEN_SHIFT | i << PV_MLX5_MDL_KEY_IDX_SHIFT;
+		e->pdn = pv_mlx5_pd(ibpd)->pdn;
+		e->access = access;
+		e->addr = addr;
+		e->length = length;
+		e->dev = pv_mlx5_ctx(ibpd->context)->mdl;
+		e->mw_type = mw_type;
+		e->bound = 0;
+		e->qpn = 0;
+		e->mr_key = 0;
+		e->base = addr;
+		/* the entry is complete before its key makes it usable */
+		__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
+		*idx_p = i;
+	}
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	if (e == NULL)
+		MLX5_LOG(ERR, "model: all %d memory keys in use", PV_MLX5_MDL_MAX_MR - 1);
+	return key;
+}
+
 static struct pv_mr *
 mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 {
-	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
-	struct pv_mlx5_mdl_mr *e = NULL;
 	struct pv_mlx5_mr *mr;
-	uint32_t i, key = 0;
+	uint32_t i = 0, key;
 
 	if (access & PV_ACCESS_ON_DEMAND) {
 		MLX5_LOG(ERR, "model: on-demand paging is not modelled");
@@ -376,27 +417,8 @@ mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 		errno = ENOMEM;
 		return NULL;
 	}
-	rte_spinlock_lock(&pv_mlx5_mdl.lock);
-	for (i = 1; i < PV_MLX5_MDL_MAX_MR; i++) {
-		if (pv_mlx5_mdl.mrs[i].key == 0) {
-			e = &pv_mlx5_mdl.mrs[i];
-			break;
-		}
-	}
-	if (e != NULL) {
-		/* the slot's next generation makes its stale keys fail */
-		e->gen = e->gen % PV_MLX5_MDL_KEY_GEN_MAX + 1;
-		key = e->gen << PV_MLX5_MDL_KEY_IDX_BITS | i;
-		e->pdn = pv_mlx5_pd(ibpd)->pdn;
-		e->access = access;
-		e->addr = (uintptr_t)addr;
-		e->length = length;
-		e->dev = ctx->mdl;
-		__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
-	}
-	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
-	if (e == NULL) {
-		MLX5_LOG(ERR, "model: all %d memory keys in use", PV_MLX5_MDL_MAX_MR - 1);
+	key = mdl_key_publish(ibpd, 0, (uintptr_t)addr, length, access, &i);
+	if (key == 0) {
 		rte_free(mr);
 		errno = ENOMEM;
 		return NULL;
@@ -410,6 +432,46 @@ mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 	mr->ibmr.rkey = key;
 	mr->ibmr.access = access;
 	return &mr->ibmr;
+}
+
+/*
+ * A memory window: a key of the table that grants nothing until a UMR WQE
+ * (BIND_MW) binds it to part of an MR; the engine does the rest.
+ */
+static struct pv_mw *
+mdl_mw_alloc(struct pv_pd *ibpd, enum pv_mw_type type)
+{
+	struct pv_mlx5_mw *mw;
+	uint32_t i = 0, key;
+
+	mw = rte_zmalloc("pv_mlx5_mw", sizeof(*mw), 0);
+	if (mw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	key = mdl_key_publish(ibpd, (uint8_t)type, 0, 0, 0, &i);
+	if (key == 0) {
+		rte_free(mw);
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw->mdl_index = i;
+	mw->ibmw.rkey = key;
+	return &mw->ibmw;
+}
+
+static int
+mdl_mw_dealloc(struct pv_mw *ibmw)
+{
+	struct pv_mlx5_mw *mw = pv_mlx5_mw(ibmw);
+
+	/* its rkey stops working at once, bound or not */
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.mrs[mw->mdl_index].bound = 0;
+	__atomic_store_n(&pv_mlx5_mdl.mrs[mw->mdl_index].key, 0, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	rte_free(mw);
+	return 0;
 }
 
 static int
@@ -1022,6 +1084,8 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.modify_qp = mdl_qp_modify,
 	.query_qp = mdl_qp_query,
 	.destroy_qp = mdl_qp_destroy,
+	.alloc_mw = mdl_mw_alloc,
+	.dealloc_mw = mdl_mw_dealloc,
 	.progress = mdl_progress,
 	.set_progress_mode = pv_mlx5_set_progress_mode,
 	.get_progress_mode = pv_mlx5_get_progress_mode,

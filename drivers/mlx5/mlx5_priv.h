@@ -47,6 +47,19 @@ static_assert(sizeof(struct mlx5_wqe_inl_data_seg) == 4, "inline seg");
 static_assert(sizeof(struct mlx5_cqe64) == 64, "cqe64");
 static_assert(sizeof(struct mlx5_err_cqe) == 64, "err cqe");
 static_assert(sizeof(struct mlx5_wqe_srq_next_seg) == 16, "srq next seg");
+static_assert(sizeof(struct mlx5_wqe_umr_ctrl_seg) == 48, "umr ctrl seg");
+static_assert(sizeof(struct mlx5_wqe_mkey_context_seg) == 64, "mkey context seg");
+static_assert(sizeof(struct mlx5_wqe_umr_klm_seg) == 16, "klm seg");
+
+/*
+ * A UMR WQE (BIND_MW, LOCAL_INV), as rdma-core's mlx5 builds it: ctrl, UMR
+ * ctrl, mkey context and, for a bind, one KLM padded to 64 bytes.
+ */
+#define PV_MLX5_UMR_KLM_BYTES	64
+#define PV_MLX5_UMR_WQE_BYTES	(sizeof(struct mlx5_wqe_ctrl_seg) + \
+				 sizeof(struct mlx5_wqe_umr_ctrl_seg) + \
+				 sizeof(struct mlx5_wqe_mkey_context_seg) + \
+				 PV_MLX5_UMR_KLM_BYTES)
 
 /* Doorbell record words of a CQ (PRM: set_ci, arm). */
 #define PV_MLX5_CQ_SET_CI	0
@@ -98,6 +111,13 @@ struct pv_mlx5_pd {
 struct pv_mlx5_mr {
 	struct pv_mr ibmr;
 	struct ibv_mr *ibv;			/**< HW */
+	uint32_t mdl_index;			/**< model key table slot */
+};
+
+/** A memory window: a key bound to part of an MR by a UMR WQE. */
+struct pv_mlx5_mw {
+	struct pv_mw ibmw;
+	struct ibv_mw *ibv;			/**< HW */
 	uint32_t mdl_index;			/**< model key table slot */
 };
 
@@ -204,6 +224,11 @@ struct pv_mlx5_qp {
 	uint32_t rq_cnt;			/**< RQ WQEs */
 	uint32_t max_wqe_bb;
 	uint8_t *scratch;			/**< a WQE that wraps is built here */
+	/** enum pv_wc_opcode of the UMR WQE at each WQEBB (BIND_MW or
+	 *  LOCAL_INV: a CQE reports both as MLX5_OPCODE_UMR) */
+	uint8_t *sq_umr_op;
+	/** a UMR WQE was posted: poll_cq looks its CQEs up in sq_umr_op */
+	uint8_t sq_umr_used;
 	struct pv_mlx5_cq *scq;
 	struct pv_mlx5_cq *rcq;
 	struct pv_mlx5_context *ctx;
@@ -240,6 +265,12 @@ static inline struct pv_mlx5_mr *
 pv_mlx5_mr(struct pv_mr *mr)
 {
 	return container_of(mr, struct pv_mlx5_mr, ibmr);
+}
+
+static inline struct pv_mlx5_mw *
+pv_mlx5_mw(struct pv_mw *mw)
+{
+	return container_of(mw, struct pv_mlx5_mw, ibmw);
 }
 
 static inline struct pv_mlx5_cq *

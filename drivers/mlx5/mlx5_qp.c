@@ -27,6 +27,7 @@
 #define OPF_ATOMIC	(1u << 1)	/* atomic segment, one 8-byte SGE */
 #define OPF_IMM		(1u << 2)	/* immediate data in the ctrl segment */
 #define OPF_INLINE	PV_SEND_INLINE	/* PV_SEND_INLINE honoured: same bit */
+#define OPF_INV		(1u << 4)	/* invalidate rkey in the ctrl segment's imm */
 
 struct mlx5_op_desc {
 	uint8_t mlx5_opcode;	/* 0: not an opcode pollverbs posts */
@@ -42,6 +43,8 @@ static const struct mlx5_op_desc mlx5_op_tbl[16] = {
 	[PV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, OPF_RADDR },
 	[PV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, OPF_RADDR | OPF_ATOMIC },
 	[PV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, OPF_RADDR | OPF_ATOMIC },
+	[PV_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, OPF_INLINE | OPF_INV },
+	/* BIND_MW and LOCAL_INV are UMR WQEs: mlx5_wqe_build_umr() */
 };
 
 #define MLX5_SEND_FLAGS_CTRL (PV_SEND_FENCE | PV_SEND_SIGNALED | PV_SEND_SOLICITED)
@@ -259,10 +262,111 @@ ctrl:
 	memcpy(&ctrl->signature, &qp->ctrl_w1[send_flags & MLX5_SEND_FLAGS_CTRL], 8);
 	if (flags & OPF_IMM)
 		ctrl->imm = wr->imm_data;
+	else if (flags & OPF_INV)
+		ctrl->imm = rte_cpu_to_be_32(wr->invalidate_rkey);
 	/* holds by construction (QP sizes checked at creation, payloads
 	 * above); said so the caller's test for 0 drops off this path */
 	if (size > PV_MLX5_MAX_WQE_BB * MLX5_SEND_WQE_BB)
 		__builtin_unreachable();
+	return (int)((size + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT);
+}
+
+/* Access rights of a window, in the mkey context's encoding. */
+static uint8_t
+mlx5_umr_access(unsigned int mw_access)
+{
+	uint8_t a = 0;
+
+	if (mw_access & PV_ACCESS_LOCAL_WRITE)
+		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE;
+	if (mw_access & PV_ACCESS_REMOTE_WRITE)
+		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE;
+	if (mw_access & PV_ACCESS_REMOTE_READ)
+		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ;
+	if (mw_access & PV_ACCESS_REMOTE_ATOMIC)
+		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC;
+	return a;
+}
+
+/*
+ * BIND_MW or LOCAL_INV as a UMR WQE, laid out as rdma-core's mlx5 provider
+ * does (set_bind_wr): the ctrl segment's imm names the mkey to change (the
+ * window's current rkey, or the rkey to invalidate); a UMR control segment
+ * says which mkey context fields change; the mkey context carries the new
+ * key's low byte (the tag), the QP a type 2 window is bound to, the rights
+ * and the range, or the free bit; one KLM points at the MR. A bind of
+ * length 0 (type 1 unbind) and LOCAL_INV free the window.
+ * @return WQEBBs, or 0 when @p wr is malformed.
+ */
+static int
+mlx5_wqe_build_umr(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
+		   uint32_t pi)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
+	struct mlx5_wqe_umr_ctrl_seg *uc = (struct mlx5_wqe_umr_ctrl_seg *)(ctrl + 1);
+	struct mlx5_wqe_mkey_context_seg *mk = (struct mlx5_wqe_mkey_context_seg *)(uc + 1);
+	struct mlx5_wqe_umr_klm_seg *klm = (struct mlx5_wqe_umr_klm_seg *)(mk + 1);
+	const struct pv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+	bool bind = wr->opcode == PV_WR_BIND_MW;
+	enum pv_mw_type type = PV_MW_TYPE_2;
+	uint64_t length = 0;
+	uint32_t size, tag = 0, cur_key;
+	uint64_t mask;
+
+	if (bind) {
+		if (wr->bind_mw.mw == NULL)
+			return 0;
+		type = wr->bind_mw.mw->type;
+		length = bi->length;
+		/* a KLM covers up to 2 GiB; a window needs an MR to point at */
+		if (length > (1ull << 31) || (length != 0 && bi->mr == NULL) ||
+		    (type == PV_MW_TYPE_2 && length == 0))
+			return 0;
+		cur_key = wr->bind_mw.mw->rkey;
+		tag = wr->bind_mw.rkey & 0xff;
+	} else {
+		cur_key = wr->invalidate_rkey;
+	}
+	memset(uc, 0, sizeof(*uc) + sizeof(*mk));
+	uc->flags = MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY;
+	if (type == PV_MW_TYPE_2)
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	/* type 1 windows and freed ones name no QP */
+	mk->qpn_mkey = rte_cpu_to_be_32(tag | ((type == PV_MW_TYPE_1 || length == 0) ?
+					       0xffffff00u : qp->qpn << 8));
+	size = sizeof(*ctrl) + sizeof(*uc) + sizeof(*mk);
+	if (length != 0) {
+		/* the KLM block in 16-byte octowords: one KLM padded to 64 */
+		uc->klm_octowords = rte_cpu_to_be_16(PV_MLX5_UMR_KLM_BYTES / 16);
+		if (type == PV_MW_TYPE_2)
+			uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN | MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+		mk->access_flags = mlx5_umr_access(bi->mw_access_flags);
+		mk->start_addr = (bi->mw_access_flags & PV_ACCESS_ZERO_BASED) ? 0 :
+				 rte_cpu_to_be_64(bi->addr);
+		mk->len = rte_cpu_to_be_64(length);
+		memset(klm, 0, PV_MLX5_UMR_KLM_BYTES);
+		klm->byte_count = rte_cpu_to_be_32((uint32_t)length);
+		klm->mkey = rte_cpu_to_be_32(bi->mr->lkey);
+		klm->address = rte_cpu_to_be_64(bi->addr);
+		size += PV_MLX5_UMR_KLM_BYTES;
+	} else {
+		if (type == PV_MW_TYPE_2)
+			uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
+		mk->free = MLX5_WQE_MKEY_CONTEXT_FREE;
+	}
+	uc->mkey_mask = rte_cpu_to_be_64(mask);
+	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((pi & 0xffff) << 8 | MLX5_OPCODE_UMR);
+	ctrl->qpn_ds = qp->qpn_be | rte_cpu_to_be_32(size >> 4);
+	memcpy(&ctrl->signature, &qp->ctrl_w1[wr->send_flags & MLX5_SEND_FLAGS_CTRL], 8);
+	ctrl->imm = rte_cpu_to_be_32(cur_key);
+	qp->sq_umr_op[pi & qp->sq_mask] = bind ? PV_WC_BIND_MW : PV_WC_LOCAL_INV;
+	qp->sq_umr_used = 1;
 	return (int)((size + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT);
 }
 
@@ -274,11 +378,21 @@ ctrl:
 static __rte_noinline int
 mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi)
 {
+	const uint32_t umr_bb = PV_MLX5_UMR_WQE_BYTES >> MLX5_SEND_WQE_SHIFT;
 	const struct mlx5_op_desc *op;
 	uint32_t idx = pi & qp->sq_mask, i;
 	uint8_t *wqe;
 	int nbb;
 
+	if (wr->opcode == PV_WR_BIND_MW || wr->opcode == PV_WR_LOCAL_INV) {
+		/* larger than the QP's other WQEs: room checked for its size */
+		if (pi - qp->sq_ci + umr_bb > qp->sq_cnt)
+			return -ENOMEM;
+		wqe = idx + umr_bb <= qp->sq_cnt ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) :
+						   qp->scratch;
+		nbb = mlx5_wqe_build_umr(qp, wr, wqe, pi);
+		goto copy;
+	}
 	if ((unsigned int)wr->opcode >= RTE_DIM(mlx5_op_tbl))
 		return 0;
 	op = &mlx5_op_tbl[wr->opcode];
@@ -288,6 +402,7 @@ mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t
 		return -ENOMEM;
 	wqe = idx <= qp->sq_room ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
 	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false);
+copy:
 	if (nbb == 0 || wqe != qp->scratch)
 		return nbb;
 	for (i = 0; i < (uint32_t)nbb; i++)
@@ -612,10 +727,12 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 				  RTE_CACHE_LINE_SIZE);
 	qp->scratch = rte_zmalloc("pv_mlx5_scratch", PV_MLX5_MAX_WQE_BB * MLX5_SEND_WQE_BB,
 				  RTE_CACHE_LINE_SIZE);
+	qp->sq_umr_op = rte_zmalloc("pv_mlx5_sq_umr_op", dv->sq.wqe_cnt, RTE_CACHE_LINE_SIZE);
 	qp->rq_wrid = dv->rq.wqe_cnt == 0 ? NULL :
 		      rte_zmalloc("pv_mlx5_rq_wrid", dv->rq.wqe_cnt * sizeof(uint64_t),
 				  RTE_CACHE_LINE_SIZE);
 	if (qp->sq_wrid == NULL || qp->sq_next == NULL || qp->scratch == NULL ||
+	    qp->sq_umr_op == NULL ||
 	    (dv->rq.wqe_cnt != 0 && qp->rq_wrid == NULL)) {
 		MLX5_LOG(ERR, "qp 0x%x: no memory for queue bookkeeping", qpn);
 		pv_mlx5_qp_dp_fini(qp);
@@ -684,7 +801,9 @@ pv_mlx5_qp_dp_fini(struct pv_mlx5_qp *qp)
 	rte_free(qp->sq_wrid);
 	rte_free(qp->sq_next);
 	rte_free(qp->scratch);
+	rte_free(qp->sq_umr_op);
 	rte_free(qp->rq_wrid);
+	qp->sq_umr_op = NULL;
 	qp->sq_wrid = NULL;
 	qp->sq_next = NULL;
 	qp->scratch = NULL;
