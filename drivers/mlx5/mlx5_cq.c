@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 
 #include <rte_byteorder.h>
 #include <rte_branch_prediction.h>
@@ -62,18 +63,34 @@ struct pv_mlx5_qp pv_mlx5_qp_none = {
 	.qpn = 0xffffffff,
 };
 
-/* QP of a CQE that is not the previous CQE's QP. */
+/*
+ * QP of a CQE that is not the previous CQE's QP. A receive of an XRC TGT
+ * QP (not in the QP table: it has no queues here) is found by the XRC SRQ
+ * its CQE names, as rdma-core's mlx5 does.
+ */
 static __rte_noinline struct pv_mlx5_qp *
-mlx5_cq_qp_find(struct pv_mlx5_cq *cq, uint32_t qpn)
+mlx5_cq_qp_find(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, uint32_t qpn,
+		uint8_t opcode)
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qpt_lookup(cq->ctx, qpn);
 
-	if (qp != NULL)
+	if (qp != NULL) {
 		cq->last_qp = qp;
-	else
-		MLX5_DP_LOG(ERR, "cq 0x%x: cqe for unknown qp 0x%x", cq->cqn, qpn);
-	return qp;
+		return qp;
+	}
+	/* srqn_uidx of a CQE and srqn of an error CQE: the same word */
+	if (cq->ctx->nb_xrc_srq != 0 && opcode != MLX5_CQE_REQ && opcode != MLX5_CQE_REQ_ERR) {
+		qp = pv_mlx5_xsrqt_lookup(cq->ctx,
+					  rte_be_to_cpu_32(cqe->srqn_uidx) & 0xffffff);
+		if (qp != NULL)
+			return qp;
+	}
+	MLX5_DP_LOG(ERR, "cq 0x%x: cqe for unknown qp 0x%x", cq->cqn, qpn);
+	return NULL;
 }
+
+static_assert(offsetof(struct mlx5_cqe64, srqn_uidx) == offsetof(struct mlx5_err_cqe, srqn),
+	      "srqn word");
 
 /* The work completion opcode of each send WQE opcode a CQE reports. */
 const uint8_t pv_mlx5_wc_opcode[256] = {
@@ -217,7 +234,7 @@ mlx5_cqe_slow(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, struct pv_wc 
 	qpn = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
 	qp = cq->last_qp;
 	if (qp->qpn != qpn) {
-		qp = mlx5_cq_qp_find(cq, qpn);
+		qp = mlx5_cq_qp_find(cq, cqe, qpn, opcode);
 		if (qp == NULL)
 			return 0;
 	}

@@ -460,6 +460,38 @@ hw_pd_dealloc(struct pv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * Extended capabilities from rdma-core. Features whose verbs pollverbs'
+ * mlx5 driver answers with EOPNOTSUPP (TSO, RSS and WQs, packet pacing,
+ * raw packet offloads, tag matching, device memory, completion
+ * timestamps) are reported as absent, as max_srq_wr is clamped to what
+ * the data path handles; lib/verbs clears the ODP caps.
+ */
+static int
+hw_query_device_ex(struct pv_context *ibctx, struct pv_device_attr_ex *attr)
+{
+	struct ibv_device_attr_ex a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = ibv_query_device_ex(pv_mlx5_ctx(ibctx)->ibv, NULL, &a);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "%s: ibv_query_device_ex: %s", ibctx->device->name, strerror(ret));
+		return ret;
+	}
+	attr->hca_core_clock = a.hca_core_clock;
+	attr->device_cap_flags_ex = (a.device_cap_flags_ex & ~0xffffffffull) |
+				    attr->orig_attr.device_cap_flags;
+	attr->cq_mod_caps.max_cq_count = a.cq_mod_caps.max_cq_count;
+	attr->cq_mod_caps.max_cq_period = a.cq_mod_caps.max_cq_period;
+	attr->pci_atomic_caps.fetch_add = a.pci_atomic_caps.fetch_add;
+	attr->pci_atomic_caps.swap = a.pci_atomic_caps.swap;
+	attr->pci_atomic_caps.compare_swap = a.pci_atomic_caps.compare_swap;
+	attr->phys_port_cnt_ex = a.phys_port_cnt_ex != 0 ? a.phys_port_cnt_ex :
+							   attr->orig_attr.phys_port_cnt;
+	return 0;
+}
+
 static struct pv_mr *
 hw_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 {
@@ -502,6 +534,44 @@ hw_mr_dereg(struct pv_mr *ibmr)
 		return ret;
 	}
 	rte_free(mr);
+	return 0;
+}
+
+static struct pv_mw *
+hw_mw_alloc(struct pv_pd *ibpd, enum pv_mw_type type)
+{
+	struct pv_mlx5_mw *mw = rte_zmalloc("pv_mlx5_mw", sizeof(*mw), 0);
+	int ret;
+
+	if (mw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw->ibv = ibv_alloc_mw(pv_mlx5_pd(ibpd)->ibv,
+			       type == PV_MW_TYPE_1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+	if (mw->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "ibv_alloc_mw type %d: %s", (int)type, strerror(ret));
+		rte_free(mw);
+		errno = ret;
+		return NULL;
+	}
+	/* binds are UMR WQEs of our data path: rdma-core's rkey is the mkey */
+	mw->ibmw.rkey = mw->ibv->rkey;
+	return &mw->ibmw;
+}
+
+static int
+hw_mw_dealloc(struct pv_mw *ibmw)
+{
+	struct pv_mlx5_mw *mw = pv_mlx5_mw(ibmw);
+	int ret = ibv_dealloc_mw(mw->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "ibv_dealloc_mw: %s", strerror(ret));
+		return ret;
+	}
+	rte_free(mw);
 	return 0;
 }
 
@@ -941,6 +1011,7 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.open_device = hw_open,
 	.close_device = hw_close,
 	.query_device = hw_query_device,
+	.query_device_ex = hw_query_device_ex,
 	.query_port = hw_query_port,
 	.query_gid = hw_query_gid,
 	.query_pkey = hw_query_pkey,
@@ -958,6 +1029,8 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.modify_qp = hw_qp_modify,
 	.query_qp = hw_qp_query,
 	.destroy_qp = hw_qp_destroy,
+	.alloc_mw = hw_mw_alloc,
+	.dealloc_mw = hw_mw_dealloc,
 	.set_progress_mode = pv_mlx5_set_progress_mode,
 	.get_progress_mode = pv_mlx5_get_progress_mode,
 	/*

@@ -175,6 +175,8 @@ struct pv_mlx5_mdl_srq {
 	struct pv_mlx5_mdl_dev *dev;
 	uint32_t pdn;
 	struct pv_mlx5_srq *drv;	/**< for the limit event */
+	uint32_t xrcdn;			/**< XRC SRQ: its domain; 0: a basic SRQ */
+	struct pv_mlx5_mdl_cq *xrc_cq;	/**< XRC SRQ: its receives' CQ */
 	uint8_t *buf;
 	uint32_t wqe_cnt;		/**< power of two */
 	uint32_t stride;
@@ -189,7 +191,9 @@ struct pv_mlx5_mdl_srq {
 struct pv_mlx5_mdl_qp {
 	uint32_t qpn;
 	struct pv_mlx5_mdl_dev *dev;
-	uint32_t pdn;
+	uint32_t pdn;			/**< XRC TGT: of the SRQ serving the request */
+	enum pv_qp_type type;		/**< RC, XRC_SEND (INI) or XRC_RECV (TGT) */
+	uint32_t xrcdn;			/**< XRC TGT: its domain */
 	/* set by the control path under the engine lock */
 	enum pv_qp_state state;
 	uint32_t dest_qpn;
@@ -229,7 +233,9 @@ struct pv_mlx5_mdl_fabric {
 	struct pv_mlx5_mdl_qp *qps[PV_MLX5_MDL_MAX_QP];
 	struct pv_mlx5_mdl_cq *cqs[PV_MLX5_MDL_MAX_CQ];
 	struct pv_mlx5_mdl_mr mrs[PV_MLX5_MDL_MAX_MR];
+	struct pv_mlx5_mdl_srq *srqs[PV_MLX5_MDL_MAX_SRQ];
 	uint32_t pd_next;
+	uint32_t xrcd_next;
 	struct pv_mlx5_mdl_stats st;
 };
 

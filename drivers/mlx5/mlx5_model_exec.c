@@ -57,6 +57,7 @@ struct mdl_wqe {
 	uint64_t swap_add;
 	uint64_t compare;
 	const uint8_t *umr;	/* UMR: its UMR control segment, in the copy */
+	uint32_t xrc_srqn;	/* XRC INI: the remote XRC SRQ */
 	struct mdl_sgl sgl;
 };
 
@@ -495,6 +496,14 @@ mdl_wqe_decode(const struct pv_mlx5_mdl_qp *qp, uint8_t *wqe, struct mdl_wqe *w)
 	default:
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 	}
+	if (qp->type == PV_QPT_XRC_SEND) {
+		const struct pv_mlx5_wqe_xrc_seg *x = (const struct pv_mlx5_wqe_xrc_seg *)seg;
+
+		if (seg + sizeof(*x) > end)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		w->xrc_srqn = rte_be_to_cpu_32(x->xrc_srqn) & 0xffffff;
+		seg += sizeof(*x);
+	}
 	if (raddr) {
 		const struct mlx5_wqe_raddr_seg *r = (const struct mlx5_wqe_raddr_seg *)seg;
 
@@ -822,6 +831,34 @@ bind_err:
 	return MDL_DONE;
 }
 
+/*
+ * Whether @p qp may answer a request of @p req: RC to RC, XRC INI to an
+ * XRC TGT QP. A TGT QP serves each request with the XRC SRQ it names,
+ * which must be of its domain (IBTA 11.2.x XRC): that SRQ's receive WQEs,
+ * CQ and PD stand in for the TGT QP's for this request. @return 0, -1:
+ * an invalid request.
+ */
+static int
+mdl_resp_bind(const struct pv_mlx5_mdl_qp *req, struct pv_mlx5_mdl_qp *qp,
+	      const struct mdl_wqe *w)
+{
+	struct pv_mlx5_mdl_srq *srq;
+	uint32_t i;
+
+	if (req->type == PV_QPT_RC)
+		return qp->type == PV_QPT_RC ? 0 : -1;
+	if (qp->type != PV_QPT_XRC_RECV)
+		return -1;
+	i = w->xrc_srqn - PV_MLX5_MDL_SRQN_BASE;
+	srq = i < PV_MLX5_MDL_MAX_SRQ ? pv_mlx5_mdl.srqs[i] : NULL;
+	if (srq == NULL || srq->xrcdn == 0 || srq->xrcdn != qp->xrcdn || srq->dev != qp->dev)
+		return -1;
+	qp->srq = srq;
+	qp->rcq = srq->xrc_cq;
+	qp->pdn = srq->pdn;
+	return 0;
+}
+
 /* Execute the WQE copied at @p wqe (nbb WQEBBs). */
 static enum mdl_res
 mdl_wqe_exec(struct pv_mlx5_mdl_qp *qp, uint8_t *wqe)
@@ -851,6 +888,11 @@ mdl_wqe_exec(struct pv_mlx5_mdl_qp *qp, uint8_t *wqe)
 	if (rqp == NULL || (rqp->state != PV_QPS_RTR && rqp->state != PV_QPS_RTS)) {
 		/* nobody answers: the requester retries until retry_cnt runs out */
 		mdl_req_fail(qp, &w, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+		return MDL_DONE;
+	}
+	if (mdl_resp_bind(qp, rqp, &w) != 0) {
+		/* a NAK invalid request: the responder's state does not change */
+		mdl_req_fail(qp, &w, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
 		return MDL_DONE;
 	}
 	switch (w.opcode) {

@@ -51,6 +51,14 @@ static_assert(sizeof(struct mlx5_wqe_umr_ctrl_seg) == 48, "umr ctrl seg");
 static_assert(sizeof(struct mlx5_wqe_mkey_context_seg) == 64, "mkey context seg");
 static_assert(sizeof(struct mlx5_wqe_umr_klm_seg) == 16, "klm seg");
 
+/* XRC transport segment of an INI QP's WQEs (rdma-core's providers/mlx5/wqe.h;
+ * not in mlx5dv.h). */
+struct pv_mlx5_wqe_xrc_seg {
+	pv_be32 xrc_srqn;
+	uint8_t rsvd[12];
+};
+static_assert(sizeof(struct pv_mlx5_wqe_xrc_seg) == 16, "xrc seg");
+
 /*
  * A UMR WQE (BIND_MW, LOCAL_INV), as rdma-core's mlx5 builds it: ctrl, UMR
  * ctrl, mkey context and, for a bind, one KLM padded to 64 bytes.
@@ -96,10 +104,20 @@ struct pv_mlx5_context {
 	uint32_t cqe_size;			/**< CQE bytes the data path expects */
 	struct pv_rtc_ctrl_timer *async_timer;	/**< HW: drains rdma-core's async fd */
 	struct pv_mlx5_qp **qpt[PV_MLX5_QPT_SIZE];
+	/** SRQN -> receive view of an XRC SRQ (struct pv_mlx5_srq.xrc_recv):
+	 *  an XRC TGT QP's receive CQE is found by the SRQ it names */
+	struct pv_mlx5_qp **xsrqt[PV_MLX5_QPT_SIZE];
+	uint32_t nb_xrc_srq;
 	/** PV_PROGRESS_APP (env PV_SINGLE_THREADED=1 or pv_set_progress_mode()):
 	 *  no lock on any queue of this context */
 	uint8_t single_threaded;
 	uint32_t nb_queues;			/**< QPs, CQs, SRQs (mode change: EBUSY) */
+};
+
+struct pv_mlx5_xrcd {
+	struct pv_xrcd ibxrcd;
+	struct ibv_xrcd *ibv;			/**< HW */
+	uint32_t xrcdn;				/**< model */
 };
 
 struct pv_mlx5_pd {
@@ -172,6 +190,9 @@ struct pv_mlx5_srq {
 	rte_spinlock_t lock;			/**< thread-safe mode: post_srq_recv */
 	struct ibv_srq *ibv;			/**< HW */
 	struct pv_mlx5_mdl_srq *mdl;		/**< model */
+	/** XRC SRQ: the QP-shaped view the CQ poller retires its receives
+	 *  through (srq, recv_retire; a QPN no CQE carries), else NULL */
+	struct pv_mlx5_qp *xrc_recv;
 };
 
 /** wr_id of the receive WQE a responder CQE names, retired (RQ or SRQ). */
@@ -229,6 +250,8 @@ struct pv_mlx5_qp {
 	uint8_t *sq_umr_op;
 	/** a UMR WQE was posted: poll_cq looks its CQEs up in sq_umr_op */
 	uint8_t sq_umr_used;
+	/** bytes of the transport segment after ctrl: 16 for XRC INI, else 0 */
+	uint8_t tseg;
 	struct pv_mlx5_cq *scq;
 	struct pv_mlx5_cq *rcq;
 	struct pv_mlx5_context *ctx;
@@ -267,6 +290,12 @@ pv_mlx5_mr(struct pv_mr *mr)
 	return container_of(mr, struct pv_mlx5_mr, ibmr);
 }
 
+static inline struct pv_mlx5_xrcd *
+pv_mlx5_xrcd(struct pv_xrcd *xrcd)
+{
+	return container_of(xrcd, struct pv_mlx5_xrcd, ibxrcd);
+}
+
 static inline struct pv_mlx5_mw *
 pv_mlx5_mw(struct pv_mw *mw)
 {
@@ -294,7 +323,7 @@ pv_mlx5_srq(struct pv_srq *srq)
 /* ---- mlx5_qp.c: send/receive data path ---- */
 
 /** WQE bytes a QP with @p cap needs at most (ctrl + raddr + payload). */
-uint32_t pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap);
+uint32_t pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap, enum pv_qp_type qp_type);
 
 /**
  * Take over the queues of a created QP: buffers, counts, strides, doorbell
@@ -320,6 +349,18 @@ void pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp);
 int pv_mlx5_srq_dp_init(struct pv_mlx5_srq *srq, const struct mlx5dv_srq *dv);
 /** Free what pv_mlx5_srq_dp_init() allocated. */
 void pv_mlx5_srq_dp_fini(struct pv_mlx5_srq *srq);
+/**
+ * Make @p srq an XRC SRQ for the CQ poller: its receive view, registered
+ * under its SRQN. @return 0 or -ENOMEM.
+ */
+int pv_mlx5_srq_xrc_init(struct pv_mlx5_srq *srq);
+/** Undo pv_mlx5_srq_xrc_init() (nothing when @p srq is not XRC). */
+void pv_mlx5_srq_xrc_fini(struct pv_mlx5_srq *srq);
+/**
+ * Data path of an XRC TGT QP: none of its own (it receives through the
+ * SRQs its requesters name); posting to it fails with EINVAL.
+ */
+void pv_mlx5_qp_dp_init_tgt(struct pv_mlx5_qp *qp, uint32_t qpn);
 /** recv_retire of a QP attached to an SRQ. */
 uint64_t pv_mlx5_srq_recv_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter);
 
@@ -350,6 +391,10 @@ int pv_mlx5_qpt_insert(struct pv_mlx5_context *ctx, struct pv_mlx5_qp *qp);
 void pv_mlx5_qpt_remove(struct pv_mlx5_context *ctx, uint32_t qpn);
 struct pv_mlx5_qp *pv_mlx5_qpt_lookup(struct pv_mlx5_context *ctx, uint32_t qpn);
 void pv_mlx5_qpt_free(struct pv_mlx5_context *ctx);
+/** Register the receive view of XRC SRQ @p srqn. @return 0 or -ENOMEM. */
+int pv_mlx5_xsrqt_insert(struct pv_mlx5_context *ctx, uint32_t srqn, struct pv_mlx5_qp *recv);
+void pv_mlx5_xsrqt_remove(struct pv_mlx5_context *ctx, uint32_t srqn);
+struct pv_mlx5_qp *pv_mlx5_xsrqt_lookup(struct pv_mlx5_context *ctx, uint32_t srqn);
 /** Smallest power of two >= @p v (v >= 1). */
 uint32_t pv_mlx5_pow2(uint32_t v);
 

@@ -50,9 +50,10 @@ static const struct mlx5_op_desc mlx5_op_tbl[16] = {
 #define MLX5_SEND_FLAGS_CTRL (PV_SEND_FENCE | PV_SEND_SIGNALED | PV_SEND_SOLICITED)
 
 uint32_t
-pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap)
+pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap, enum pv_qp_type qp_type)
 {
-	uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg);
+	uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg) +
+		       (qp_type == PV_QPT_XRC_SEND ? sizeof(struct pv_mlx5_wqe_xrc_seg) : 0);
 	uint32_t sge = hdr + RTE_MAX(cap->max_send_sge, 1u) * sizeof(struct mlx5_wqe_data_seg);
 	uint32_t atomic = hdr + sizeof(struct mlx5_wqe_atomic_seg) +
 			  sizeof(struct mlx5_wqe_data_seg);
@@ -177,22 +178,31 @@ mlx5_wqe_raddr(uint8_t *seg, const struct pv_send_wr *wr)
  * cannot wrap, else the QP's scratch area). Called with a constant
  * @p opcode and @p flags from the post loop, each opcode gets its own
  * straight-line copy; the slow path calls it with the values of the table.
+ * @p tseg: bytes of the transport segment after the ctrl segment (an XRC
+ * INI QP's struct mlx5_wqe_xrc_seg naming the remote SRQ), 0 for RC.
  * @return WQEBBs the WQE occupies (its DS goes into the ctrl segment), or 0
  *         when @p wr is malformed.
  */
 static __rte_always_inline int
 mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
-	       uint32_t pi, const uint8_t opcode, const unsigned int flags, const bool inl16)
+	       uint32_t pi, const uint8_t opcode, const unsigned int flags, const bool inl16,
+	       const uint32_t tseg)
 {
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
 	unsigned int send_flags = wr->send_flags;
-	uint32_t hdr = 16;	/* bytes before the payload segment */
+	uint32_t hdr = 16 + tseg;	/* bytes before the payload segment */
 	uint32_t size;		/* bytes of the WQE */
 	int n;
 
+	if (tseg != 0) {
+		struct pv_mlx5_wqe_xrc_seg *x = (struct pv_mlx5_wqe_xrc_seg *)(wqe + 16);
+
+		x->xrc_srqn = rte_cpu_to_be_32(wr->qp_type.xrc.remote_srqn);
+		memset(x->rsvd, 0, sizeof(x->rsvd));
+	}
 	if (flags & OPF_ATOMIC) {
-		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)(wqe + 16);
-		struct mlx5_wqe_atomic_seg *aseg = (struct mlx5_wqe_atomic_seg *)(wqe + 32);
+		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)(wqe + hdr);
+		struct mlx5_wqe_atomic_seg *aseg = (struct mlx5_wqe_atomic_seg *)(wqe + hdr + 16);
 
 		r->raddr = rte_cpu_to_be_64(wr->wr.atomic.remote_addr);
 		r->rkey = rte_cpu_to_be_32(wr->wr.atomic.rkey);
@@ -207,10 +217,10 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 			aseg->swap_add = rte_cpu_to_be_64(wr->wr.atomic.compare_add);
 			aseg->compare = 0;
 		}
-		hdr = 48;
+		hdr += 32;
 	} else if (flags & OPF_RADDR) {
-		mlx5_wqe_raddr(wqe + 16, wr);
-		hdr = 32;
+		mlx5_wqe_raddr(wqe + hdr, wr);
+		hdr += 16;
 	}
 	size = hdr;
 	if ((flags & OPF_INLINE) && (send_flags & PV_SEND_INLINE)) {
@@ -401,7 +411,7 @@ mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t
 	if (pi - qp->sq_ci > qp->sq_room)
 		return -ENOMEM;
 	wqe = idx <= qp->sq_room ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
-	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false);
+	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false, qp->tseg);
 copy:
 	if (nbb == 0 || wqe != qp->scratch)
 		return nbb;
@@ -477,7 +487,7 @@ mlx5_sq_ring(struct pv_mlx5_qp *qp, uint32_t pi, uint32_t last_idx, uint32_t las
  */
 static __rte_always_inline int
 mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
-		      const bool use_bf, const bool inl16)
+		      const bool use_bf, const bool inl16, const uint32_t tseg)
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
 	uint64_t *const sq_wrid = qp->sq_wrid;
@@ -500,19 +510,19 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 		if (likely(budget >= 0)) {
 			if (likely(opcode == PV_WR_RDMA_WRITE))
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE,
-						    OPF_RADDR | OPF_INLINE, inl16);
+						    OPF_RADDR | OPF_INLINE, inl16, tseg);
 			else if (opcode == PV_WR_SEND)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND,
-						    OPF_INLINE, inl16);
+						    OPF_INLINE, inl16, tseg);
 			else if (opcode == PV_WR_RDMA_WRITE_WITH_IMM)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
-						    OPF_RADDR | OPF_INLINE | OPF_IMM, inl16);
+						    OPF_RADDR | OPF_INLINE | OPF_IMM, inl16, tseg);
 			else if (opcode == PV_WR_SEND_WITH_IMM)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND_IMM,
-						    OPF_INLINE | OPF_IMM, inl16);
+						    OPF_INLINE | OPF_IMM, inl16, tseg);
 			else if (opcode == PV_WR_RDMA_READ)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_READ,
-						    OPF_RADDR, inl16);
+						    OPF_RADDR, inl16, tseg);
 			/* atomics and unknown opcodes: slow path */
 		}
 		if (unlikely(n <= 0)) {
@@ -556,25 +566,40 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 static int
 mlx5_post_send_bf(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, true, false);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, false, 0);
 }
 
 static int
 mlx5_post_send_bf_inl16(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, true, true);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, true, 0);
 }
 
 static int
 mlx5_post_send_db(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, false, false);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, false, 0);
 }
 
 static int
 mlx5_post_send_db_inl16(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, false, true);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, true, 0);
+}
+
+/* XRC INI QPs: the XRC segment after the ctrl segment. */
+static int
+mlx5_post_send_xrc_bf(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, false,
+				     sizeof(struct pv_mlx5_wqe_xrc_seg));
+}
+
+static int
+mlx5_post_send_xrc_db(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, false,
+				     sizeof(struct pv_mlx5_wqe_xrc_seg));
 }
 
 static int
@@ -672,6 +697,8 @@ MLX5_POST_SEND_MT(mlx5_post_send_bf)
 MLX5_POST_SEND_MT(mlx5_post_send_bf_inl16)
 MLX5_POST_SEND_MT(mlx5_post_send_db)
 MLX5_POST_SEND_MT(mlx5_post_send_db_inl16)
+MLX5_POST_SEND_MT(mlx5_post_send_xrc_bf)
+MLX5_POST_SEND_MT(mlx5_post_send_xrc_db)
 
 /* [locked][BlueFlame][inline of 16 bytes or more] */
 static const pv_post_send_fn mlx5_post_send_fns[2][2][2] = {
@@ -679,6 +706,12 @@ static const pv_post_send_fn mlx5_post_send_fns[2][2][2] = {
 	  { mlx5_post_send_bf, mlx5_post_send_bf_inl16 } },
 	{ { mlx5_post_send_db_mt, mlx5_post_send_db_inl16_mt },
 	  { mlx5_post_send_bf_mt, mlx5_post_send_bf_inl16_mt } },
+};
+
+/* XRC INI QPs: [locked][BlueFlame] */
+static const pv_post_send_fn mlx5_post_send_xrc_fns[2][2] = {
+	{ mlx5_post_send_xrc_db, mlx5_post_send_xrc_bf },
+	{ mlx5_post_send_xrc_db_mt, mlx5_post_send_xrc_bf_mt },
 };
 
 static int
@@ -705,7 +738,7 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 			 qpn, dv->sq.wqe_cnt, dv->sq.stride);
 		return -EINVAL;
 	}
-	max_bb = (pv_mlx5_qp_max_wqe_size(&attr->cap) + MLX5_SEND_WQE_BB - 1) >>
+	max_bb = (pv_mlx5_qp_max_wqe_size(&attr->cap, attr->qp_type) + MLX5_SEND_WQE_BB - 1) >>
 		 MLX5_SEND_WQE_SHIFT;
 	if (max_bb > PV_MLX5_MAX_WQE_BB || max_bb > dv->sq.wqe_cnt) {
 		MLX5_LOG(ERR, "qp 0x%x: wqe of %u wqebbs does not fit a %u-wqebb queue",
@@ -772,15 +805,50 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	rte_spinlock_init(&qp->sq_lock);
 	rte_spinlock_init(&qp->rq_lock);
 	locked = !qp->td_lockless && !qp->ctx->single_threaded;
-	qp->ibqp.fp_post_send = mlx5_post_send_fns[locked][qp->bf_size != 0][qp->max_inline >= 16];
+	qp->tseg = attr->qp_type == PV_QPT_XRC_SEND ? sizeof(struct pv_mlx5_wqe_xrc_seg) : 0;
+	if (qp->tseg != 0)
+		qp->ibqp.fp_post_send = mlx5_post_send_xrc_fns[locked][qp->bf_size != 0];
+	else
+		qp->ibqp.fp_post_send =
+			mlx5_post_send_fns[locked][qp->bf_size != 0][qp->max_inline >= 16];
 	qp->ibqp.fp_post_recv = locked ? mlx5_post_recv_mt : mlx5_post_recv;
 	qp->ctx->nb_queues++;
 	return 0;
 }
 
+static int
+mlx5_post_send_none(struct pv_qp *ibqp __rte_unused, struct pv_send_wr *wr,
+		    struct pv_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EINVAL;
+}
+
+static int
+mlx5_post_recv_none(struct pv_qp *ibqp __rte_unused, struct pv_recv_wr *wr,
+		    struct pv_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EINVAL;
+}
+
+void
+pv_mlx5_qp_dp_init_tgt(struct pv_mlx5_qp *qp, uint32_t qpn)
+{
+	qp->qpn = qpn;
+	qp->qpn_be = rte_cpu_to_be_32(qpn << 8);
+	qp->qpn_cqe = rte_cpu_to_be_32(qpn);
+	qp->ibqp.qp_num = qpn;
+	qp->ibqp.fp_post_send = mlx5_post_send_none;
+	qp->ibqp.fp_post_recv = mlx5_post_recv_none;
+	qp->ctx->nb_queues++;
+}
+
 void
 pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp)
 {
+	if (qp->sq_dbrec == NULL)
+		return;		/* an XRC TGT QP: no queues */
 	qp->sq_pi = 0;
 	qp->sq_ci = 0;
 	qp->rq_head = 0;
