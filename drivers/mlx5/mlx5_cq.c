@@ -275,6 +275,7 @@ mlx5_poll_cq_common(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc, const
 	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
 	uint8_t *const buf = cq->buf;
 	const uint32_t cnt = cq->cqe_cnt;
+	const uint32_t cnt_mask = cnt - 1;
 	const uint32_t log_cnt = cq->log_cnt;
 	struct pv_wc *w = wc, *const end = wc + num_entries;
 	uint32_t ci = cq->ci;
@@ -287,7 +288,7 @@ mlx5_poll_cq_common(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc, const
 		const pv_be32 qpn_cqe = qp->qpn_cqe;
 		const uint32_t qpn = qp->qpn;
 		uint32_t sq_ci = qp->sq_ci;
-		const uint32_t idx = ci & (cnt - 1);
+		const uint32_t idx = ci & cnt_mask;
 		/* software owns CQEs whose owner bit is the pass parity */
 		const uint8_t own = (ci >> log_cnt) & MLX5_CQE_OWNER_MASK;
 		const uint32_t n = RTE_MIN((uint32_t)(end - w), cnt - idx);

@@ -112,3 +112,29 @@ pv_mlx5_qpt_free(struct pv_mlx5_context *ctx)
 		ctx->xsrqt[i] = NULL;
 	}
 }
+
+#define MLX5_QP_INIT_ATTR_UNSUPPORTED (PV_QP_INIT_ATTR_CREATE_FLAGS | \
+				       PV_QP_INIT_ATTR_MAX_TSO_HEADER | \
+				       PV_QP_INIT_ATTR_IND_TABLE | PV_QP_INIT_ATTR_RX_HASH)
+
+struct pv_qp *
+pv_mlx5_qp_create_ex(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x,
+		     pv_mlx5_qp_create_fn create, pv_mlx5_qp_create_tgt_fn create_tgt)
+{
+	struct pv_qp_init_attr a;
+	struct pv_qp *qp;
+
+	if (x->comp_mask & MLX5_QP_INIT_ATTR_UNSUPPORTED) {
+		MLX5_LOG(ERR, "%s: qp comp_mask 0x%x: create flags, TSO, RSS not driven",
+			 ibctx->device->name, x->comp_mask);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (x->qp_type == PV_QPT_XRC_RECV)
+		return create_tgt(ibctx, x);
+	pv_qp_init_attr_from_ex(&a, x);
+	qp = create(x->pd, &a);
+	if (qp != NULL)
+		x->cap = a.cap;
+	return qp;
+}

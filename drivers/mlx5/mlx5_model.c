@@ -1073,30 +1073,11 @@ mdl_qp_create_tgt(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x)
 	return &qp->ibqp;
 }
 
-#define MDL_QP_INIT_ATTR_UNSUPPORTED (PV_QP_INIT_ATTR_CREATE_FLAGS | \
-				      PV_QP_INIT_ATTR_MAX_TSO_HEADER | \
-				      PV_QP_INIT_ATTR_IND_TABLE | PV_QP_INIT_ATTR_RX_HASH)
-
 /* pv_create_qp_ex(): RC and XRC INI QPs as create_qp, XRC TGT QPs above. */
 static struct pv_qp *
 mdl_qp_create_ex(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x)
 {
-	struct pv_qp_init_attr a;
-	struct pv_qp *qp;
-
-	if (x->comp_mask & MDL_QP_INIT_ATTR_UNSUPPORTED) {
-		MLX5_LOG(ERR, "model: qp comp_mask 0x%x: create flags, TSO, RSS not modelled",
-			 x->comp_mask);
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (x->qp_type == PV_QPT_XRC_RECV)
-		return mdl_qp_create_tgt(ibctx, x);
-	pv_qp_init_attr_from_ex(&a, x);
-	qp = mdl_qp_create(x->pd, &a);
-	if (qp != NULL)
-		x->cap = a.cap;
-	return qp;
+	return pv_mlx5_qp_create_ex(ibctx, x, mdl_qp_create, mdl_qp_create_tgt);
 }
 
 static int

@@ -75,6 +75,9 @@ static_assert(sizeof(struct pv_mlx5_wqe_xrc_seg) == 16, "xrc seg");
 /* Largest WQE the data path builds: DS is 6 bits, in 16-byte units. */
 #define PV_MLX5_MAX_WQE_DS	63
 #define PV_MLX5_MAX_WQE_BB	16
+/* sq_room while a UMR's follower is to be fenced: any budget from it is
+ * below -2^29 (rings hold at most 2^16 WQEBBs) */
+#define PV_MLX5_SQ_ROOM_FENCE	0xc0000000u
 /* CQ arm command sequence number: 2 bits at bit 28 of the arm doorbell. */
 #define PV_MLX5_CQ_ARM_SN_MASK	3
 
@@ -209,10 +212,11 @@ struct pv_mlx5_qp {
 	uint32_t sq_pi;				/**< next WQEBB, free running */
 	uint32_t sq_ci;				/**< first WQEBB not completed */
 	uint32_t sq_mask;			/**< sq_cnt - 1 */
-	uint32_t sq_room;			/**< sq_cnt - max_wqe_bb: the fullest
-						 *   ring that takes one more WQE, and
-						 *   the last index where the largest
-						 *   WQE does not wrap */
+	uint32_t sq_room;			/**< sq_room_max, or PV_MLX5_SQ_ROOM_FENCE
+						 *   while the next WQE must be fenced
+						 *   (sq_fence): the post loop's
+						 *   budget goes negative, every WR takes
+						 *   the slow path */
 	pv_be32 qpn_be;				/**< htobe32(qpn << 8), ORed with ds */
 	pv_be32 qpn_cqe;			/**< htobe32(qpn): as in a CQE */
 	uint32_t max_inline;
@@ -244,6 +248,10 @@ struct pv_mlx5_qp {
 	uint32_t sq_cnt;			/**< WQEBBs */
 	uint32_t rq_cnt;			/**< RQ WQEs */
 	uint32_t max_wqe_bb;
+	uint32_t sq_room_max;			/**< sq_cnt - max_wqe_bb: the fullest
+						 *   ring that takes one more WQE, and
+						 *   the last index where the largest
+						 *   WQE does not wrap */
 	uint8_t *scratch;			/**< a WQE that wraps is built here */
 	/** enum pv_wc_opcode of the UMR WQE at each WQEBB (BIND_MW or
 	 *  LOCAL_INV: a CQE reports both as MLX5_OPCODE_UMR) */
@@ -252,6 +260,11 @@ struct pv_mlx5_qp {
 	uint8_t sq_umr_used;
 	/** bytes of the transport segment after ctrl: 16 for XRC INI, else 0 */
 	uint8_t tseg;
+	/** the WQE after a UMR is to be fenced */
+	uint8_t sq_fence;
+	/** OPF_COMMON of mlx5_qp.c, or 0 (sq_fence, XRC INI): which opcodes
+	 *  the send slow path builds without its rare path */
+	uint8_t sq_common;
 	struct pv_mlx5_cq *scq;
 	struct pv_mlx5_cq *rcq;
 	struct pv_mlx5_context *ctx;
@@ -395,6 +408,17 @@ void pv_mlx5_qpt_free(struct pv_mlx5_context *ctx);
 int pv_mlx5_xsrqt_insert(struct pv_mlx5_context *ctx, uint32_t srqn, struct pv_mlx5_qp *recv);
 void pv_mlx5_xsrqt_remove(struct pv_mlx5_context *ctx, uint32_t srqn);
 struct pv_mlx5_qp *pv_mlx5_xsrqt_lookup(struct pv_mlx5_context *ctx, uint32_t srqn);
+typedef struct pv_qp *(*pv_mlx5_qp_create_fn)(struct pv_pd *pd, struct pv_qp_init_attr *attr);
+typedef struct pv_qp *(*pv_mlx5_qp_create_tgt_fn)(struct pv_context *ctx,
+						  struct pv_qp_init_attr_ex *x);
+/**
+ * The create_qp_ex op of both control paths: creation flags, TSO and RSS
+ * refused (EOPNOTSUPP), XRC TGT QPs by @p create_tgt, RC and XRC INI QPs
+ * by @p create (the granted caps copied back into @p x).
+ */
+struct pv_qp *pv_mlx5_qp_create_ex(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x,
+				   pv_mlx5_qp_create_fn create,
+				   pv_mlx5_qp_create_tgt_fn create_tgt);
 /** Smallest power of two >= @p v (v >= 1). */
 uint32_t pv_mlx5_pow2(uint32_t v);
 

@@ -28,6 +28,7 @@
 #define OPF_IMM		(1u << 2)	/* immediate data in the ctrl segment */
 #define OPF_INLINE	PV_SEND_INLINE	/* PV_SEND_INLINE honoured: same bit */
 #define OPF_INV		(1u << 4)	/* invalidate rkey in the ctrl segment's imm */
+#define OPF_COMMON	(1u << 5)	/* built by mlx5_wqe_build_slow() itself */
 
 struct mlx5_op_desc {
 	uint8_t mlx5_opcode;	/* 0: not an opcode pollverbs posts */
@@ -35,16 +36,21 @@ struct mlx5_op_desc {
 };
 
 static const struct mlx5_op_desc mlx5_op_tbl[16] = {
-	[PV_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, OPF_RADDR | OPF_INLINE },
+	[PV_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, OPF_COMMON | OPF_RADDR | OPF_INLINE },
 	[PV_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM,
-					OPF_RADDR | OPF_INLINE | OPF_IMM },
-	[PV_WR_SEND] = { MLX5_OPCODE_SEND, OPF_INLINE },
-	[PV_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, OPF_INLINE | OPF_IMM },
-	[PV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, OPF_RADDR },
-	[PV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, OPF_RADDR | OPF_ATOMIC },
-	[PV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, OPF_RADDR | OPF_ATOMIC },
-	[PV_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, OPF_INLINE | OPF_INV },
-	/* BIND_MW and LOCAL_INV are UMR WQEs: mlx5_wqe_build_umr() */
+					OPF_COMMON | OPF_RADDR | OPF_INLINE | OPF_IMM },
+	[PV_WR_SEND] = { MLX5_OPCODE_SEND, OPF_COMMON | OPF_INLINE },
+	[PV_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, OPF_COMMON | OPF_INLINE | OPF_IMM },
+	[PV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, OPF_COMMON | OPF_RADDR },
+	[PV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS,
+				       OPF_COMMON | OPF_RADDR | OPF_ATOMIC },
+	[PV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA,
+					 OPF_COMMON | OPF_RADDR | OPF_ATOMIC },
+	[PV_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, OPF_COMMON | OPF_INLINE | OPF_INV },
+	/* UMR WQEs, built by mlx5_wqe_build_umr() */
+	[PV_WR_LOCAL_INV] = { MLX5_OPCODE_UMR, 0 },
+	[PV_WR_BIND_MW] = { MLX5_OPCODE_UMR, 0 },
+	/* the others: mlx5_opcode 0, not an opcode pollverbs posts */
 };
 
 #define MLX5_SEND_FLAGS_CTRL (PV_SEND_FENCE | PV_SEND_SIGNALED | PV_SEND_SOLICITED)
@@ -380,44 +386,94 @@ mlx5_wqe_build_umr(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *
 	return (int)((size + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT);
 }
 
+/* Copy a WQE built in the scratch area into the ring, WQEBB by WQEBB, wrapping. */
+static void
+mlx5_wqe_scratch_copy(struct pv_mlx5_qp *qp, uint32_t idx, int nbb)
+{
+	int i;
+
+	for (i = 0; i < nbb; i++)
+		memcpy(qp->sq_buf + (((idx + i) & qp->sq_mask) << MLX5_SEND_WQE_SHIFT),
+		       qp->scratch + (i << MLX5_SEND_WQE_SHIFT), MLX5_SEND_WQE_BB);
+}
+
+/* Poison the post loop's budget and the slow path's opcode test, or not. */
+static void
+mlx5_sq_fence_set(struct pv_mlx5_qp *qp, bool pending)
+{
+	qp->sq_fence = pending;
+	qp->sq_room = pending ? PV_MLX5_SQ_ROOM_FENCE : qp->sq_room_max;
+	qp->sq_common = pending || qp->tseg != 0 ? 0 : OPF_COMMON;
+}
+
+/*
+ * What mlx5_wqe_build_slow() leaves out: opcodes the data path does not
+ * build, UMR WQEs (larger than the QP's other WQEs: room checked for their
+ * size) and the WQE after a UMR, which starts only once the UMR is done
+ * (the small fence, as rdma-core's mlx5 puts it, unless it asked for the
+ * full one): a WR that uses the new rkey, or sends it, must not overtake
+ * the bind. While that fence is pending (sq_fence), sq_room is poisoned so
+ * the post loop brings every WR here, and sq_common is 0. Also every slow
+ * WR of an XRC INI QP (sq_common 0 for good): its XRC segment.
+ */
+static __rte_noinline int
+mlx5_wqe_build_rare(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi,
+		    const struct mlx5_op_desc *op)
+{
+	const bool umr = op->mlx5_opcode == MLX5_OPCODE_UMR;
+	const uint32_t bb = umr ? PV_MLX5_UMR_WQE_BYTES >> MLX5_SEND_WQE_SHIFT : qp->max_wqe_bb;
+	uint32_t idx = pi & qp->sq_mask;
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	uint8_t *wqe;
+	int nbb;
+
+	if (op->mlx5_opcode == 0)
+		return 0;
+	if (pi - qp->sq_ci + bb > qp->sq_cnt)
+		return -ENOMEM;
+	wqe = idx + bb <= qp->sq_cnt ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
+	nbb = umr ? mlx5_wqe_build_umr(qp, wr, wqe, pi) :
+		    mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false, qp->tseg);
+	if (nbb == 0)
+		return 0;
+	if (qp->sq_fence) {
+		ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
+		if (!(ctrl->fm_ce_se & MLX5_WQE_CTRL_FENCE))
+			ctrl->fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+		mlx5_sq_fence_set(qp, false);
+	}
+	if (umr)
+		mlx5_sq_fence_set(qp, true);
+	if (wqe == qp->scratch)
+		mlx5_wqe_scratch_copy(qp, idx, nbb);
+	return nbb;
+}
+
 /*
  * Slow path of one WR: an atomic, a WQE that may cross the end of the ring
  * (built in the scratch area, then copied WQEBB by WQEBB, wrapping), or a
- * full queue. @return its WQEBBs, 0 when malformed, -ENOMEM when full.
+ * full queue; the rest in mlx5_wqe_build_rare(). @return its WQEBBs, 0
+ * when malformed, -ENOMEM when full.
  */
 static __rte_noinline int
 mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi)
 {
-	const uint32_t umr_bb = PV_MLX5_UMR_WQE_BYTES >> MLX5_SEND_WQE_SHIFT;
 	const struct mlx5_op_desc *op;
-	uint32_t idx = pi & qp->sq_mask, i;
+	uint32_t idx = pi & qp->sq_mask;
 	uint8_t *wqe;
 	int nbb;
 
-	if (wr->opcode == PV_WR_BIND_MW || wr->opcode == PV_WR_LOCAL_INV) {
-		/* larger than the QP's other WQEs: room checked for its size */
-		if (pi - qp->sq_ci + umr_bb > qp->sq_cnt)
-			return -ENOMEM;
-		wqe = idx + umr_bb <= qp->sq_cnt ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) :
-						   qp->scratch;
-		nbb = mlx5_wqe_build_umr(qp, wr, wqe, pi);
-		goto copy;
-	}
 	if ((unsigned int)wr->opcode >= RTE_DIM(mlx5_op_tbl))
 		return 0;
 	op = &mlx5_op_tbl[wr->opcode];
-	if (op->mlx5_opcode == 0)
-		return 0;
-	if (pi - qp->sq_ci > qp->sq_room)
+	if (unlikely(!(op->flags & qp->sq_common)))
+		return mlx5_wqe_build_rare(qp, wr, pi, op);
+	if (pi - qp->sq_ci > qp->sq_room_max)
 		return -ENOMEM;
-	wqe = idx <= qp->sq_room ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
-	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false, qp->tseg);
-copy:
-	if (nbb == 0 || wqe != qp->scratch)
-		return nbb;
-	for (i = 0; i < (uint32_t)nbb; i++)
-		memcpy(qp->sq_buf + (((idx + i) & qp->sq_mask) << MLX5_SEND_WQE_SHIFT),
-		       qp->scratch + (i << MLX5_SEND_WQE_SHIFT), MLX5_SEND_WQE_BB);
+	wqe = idx <= qp->sq_room_max ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
+	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false, 0);
+	if (nbb != 0 && wqe == qp->scratch)
+		mlx5_wqe_scratch_copy(qp, idx, nbb);
 	return nbb;
 }
 
@@ -777,7 +833,7 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->sq_cnt = dv->sq.wqe_cnt;
 	qp->sq_mask = dv->sq.wqe_cnt - 1;
 	qp->max_wqe_bb = max_bb;
-	qp->sq_room = dv->sq.wqe_cnt - max_bb;
+	qp->sq_room_max = dv->sq.wqe_cnt - max_bb;
 	qp->qpn_be = rte_cpu_to_be_32(qpn << 8);
 	qp->qpn_cqe = rte_cpu_to_be_32(qpn);
 	qp->max_inline = attr->cap.max_inline_data;
@@ -797,6 +853,7 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->rq_dbrec = &dv->dbrec[MLX5_RCV_DBR];
 	qp->srq = attr->srq != NULL ? pv_mlx5_srq(attr->srq) : NULL;
 	qp->recv_retire = qp->srq != NULL ? pv_mlx5_srq_recv_retire : pv_mlx5_rq_recv_retire;
+	qp->tseg = attr->qp_type == PV_QPT_XRC_SEND ? sizeof(struct pv_mlx5_wqe_xrc_seg) : 0;
 	pv_mlx5_qp_dp_reset(qp);
 
 	qp->ibqp.qp_num = qpn;
@@ -805,7 +862,6 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	rte_spinlock_init(&qp->sq_lock);
 	rte_spinlock_init(&qp->rq_lock);
 	locked = !qp->td_lockless && !qp->ctx->single_threaded;
-	qp->tseg = attr->qp_type == PV_QPT_XRC_SEND ? sizeof(struct pv_mlx5_wqe_xrc_seg) : 0;
 	if (qp->tseg != 0)
 		qp->ibqp.fp_post_send = mlx5_post_send_xrc_fns[locked][qp->bf_size != 0];
 	else
@@ -851,6 +907,7 @@ pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp)
 		return;		/* an XRC TGT QP: no queues */
 	qp->sq_pi = 0;
 	qp->sq_ci = 0;
+	mlx5_sq_fence_set(qp, false);
 	qp->rq_head = 0;
 	qp->rq_tail = 0;
 	qp->bf_off = 0;

@@ -70,6 +70,17 @@ ut_mw_write(struct ut_pair *p, struct pv_mr *l, uint32_t len, uint64_t raddr, ui
 	return ut_post1(p->a, p->cq_a, &wr, &wc);
 }
 
+/* fm_ce_se of the WQE at producer index @p pi of @p qp. */
+static uint8_t
+ut_wqe_fm(struct pv_qp *qp, uint32_t pi)
+{
+	struct pv_mlx5_qp *q = pv_mlx5_qp(qp);
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const struct mlx5_wqe_ctrl_seg *)
+		(q->sq_buf + ((pi & q->sq_mask) << MLX5_SEND_WQE_SHIFT));
+
+	return ctrl->fm_ce_se;
+}
+
 /* Bind type 2 window @p mw on b to [addr, addr + len) of @p mr. */
 static int
 ut_mw_bind2(struct ut_pair *p, struct pv_mw *mw, struct pv_mr *mr, uint64_t addr,
@@ -270,7 +281,14 @@ test_mw_local_inv(void)
 		w2[2].num_sge = 1;
 		w2[2].wr.rdma.remote_addr = (uintptr_t)l->addr;
 		w2[2].wr.rdma.rkey = l->rkey;
+		uint32_t pi = pv_mlx5_qp(p.b)->sq_pi;
+
 		CU_ASSERT_EQUAL_FATAL(pv_post_send(p.b, w2, &bad), 0);
+		/* BIND (3 WQEBBs), LOCAL_INV (2), WRITE: the last two fenced */
+		CU_ASSERT_EQUAL(ut_wqe_fm(p.b, pi + 3) & 0xe0,
+				MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
+		CU_ASSERT_EQUAL(ut_wqe_fm(p.b, pi + 5) & 0xe0,
+				MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
 		CU_ASSERT_EQUAL_FATAL(ut_poll(p.cq_b, 3, wcs), 3);
 		CU_ASSERT(wcs[0].status == PV_WC_SUCCESS && wcs[0].opcode == PV_WC_BIND_MW);
 		CU_ASSERT(wcs[1].status == PV_WC_SUCCESS && wcs[1].opcode == PV_WC_LOCAL_INV);
@@ -367,10 +385,68 @@ test_mw_type1(void)
 	ut_mr_free(r);
 }
 
+/*
+ * The WQE after a UMR carries the small fence (as rdma-core's mlx5 puts
+ * it), in the same post list or the next call; the one after it does not;
+ * PV_SEND_FENCE keeps the full fence.
+ */
+static void
+test_mw_fence_after_umr(void)
+{
+	struct pv_mr *l = ut_mw_mr(64, UT_MW_ACCESS), *r = ut_mw_mr(64, UT_MW_ACCESS);
+	struct pv_mw *mw = pv_alloc_mw(ut_pd, PV_MW_TYPE_1);
+	struct pv_sge sge;
+	struct pv_mw_bind bind;
+	struct pv_send_wr wr, *bad;
+	struct pv_wc wc[5];
+	uint32_t pi;
+	struct ut_pair p;
+
+	CU_ASSERT_FATAL(l != NULL && r != NULL && mw != NULL);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_mw_cap, 64, 1, 0), 0);
+	memset(&bind, 0, sizeof(bind));
+	bind.bind_info.mr = r;
+	bind.bind_info.addr = (uintptr_t)r->addr;
+	bind.bind_info.length = 64;
+	bind.bind_info.mw_access_flags = PV_ACCESS_REMOTE_WRITE;
+	sge = (struct pv_sge){ (uintptr_t)l->addr, 8, l->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = PV_WR_RDMA_WRITE;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)r->addr;
+
+	pi = pv_mlx5_qp(p.a)->sq_pi;
+	CU_ASSERT_EQUAL_FATAL(pv_bind_mw(p.a, mw, &bind), 0);
+	wr.wr.rdma.rkey = mw->rkey;
+	/* the next call: fenced, the one after: not */
+	CU_ASSERT_EQUAL_FATAL(pv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(pv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL(ut_wqe_fm(p.a, pi) & 0xe0, 0);
+	CU_ASSERT_EQUAL(ut_wqe_fm(p.a, pi + 3) & 0xe0, MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
+	CU_ASSERT_EQUAL(ut_wqe_fm(p.a, pi + 4) & 0xe0, 0);
+	/* the full fence stays full */
+	pi = pv_mlx5_qp(p.a)->sq_pi;
+	CU_ASSERT_EQUAL_FATAL(pv_bind_mw(p.a, mw, &bind), 0);
+	wr.wr.rdma.rkey = mw->rkey;
+	wr.send_flags = PV_SEND_FENCE;
+	CU_ASSERT_EQUAL_FATAL(pv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL(ut_wqe_fm(p.a, pi + 3) & 0xe0, MLX5_WQE_CTRL_FENCE);
+	CU_ASSERT_EQUAL(ut_poll(p.cq_a, 5, wc), 5);
+	CU_ASSERT(wc[0].status == PV_WC_SUCCESS && wc[0].opcode == PV_WC_BIND_MW);
+	CU_ASSERT(wc[4].status == PV_WC_SUCCESS && wc[4].opcode == PV_WC_RDMA_WRITE);
+
+	ut_pair_destroy(&p);
+	CU_ASSERT_EQUAL(pv_dealloc_mw(mw), 0);
+	ut_mr_free(l);
+	ut_mr_free(r);
+}
+
 static const struct ut_case ut_mlx5_mw_cases[] = {
 	{ "type 2 window, send with invalidate", test_mw_type2_send_inv, ut_on_model },
 	{ "local invalidate, bind checks", test_mw_local_inv, ut_on_model },
 	{ "type 1 window through pv_bind_mw", test_mw_type1, ut_on_model },
+	{ "small fence after a umr", test_mw_fence_after_umr, ut_on_model },
 	{ NULL, NULL, NULL },
 };
 
