@@ -1127,6 +1127,24 @@ mdl_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_un
 	return 0;
 }
 
+/*
+ * Type 2 windows bound to a destroyed QP grant nothing any more: its QPN
+ * comes back with the slot. Under the engine lock.
+ */
+static void
+mdl_mw_qp_gone(const struct pv_mlx5_mdl_qp *mqp)
+{
+	uint32_t i;
+
+	for (i = 1; i < PV_MLX5_MDL_MAX_MR; i++) {
+		struct pv_mlx5_mdl_mr *e = &pv_mlx5_mdl.mrs[i];
+
+		if (e->key != 0 && e->mw_type == PV_MW_TYPE_2 && e->bound &&
+		    e->qpn == mqp->qpn && e->dev == mqp->dev)
+			e->bound = 0;
+	}
+}
+
 static int
 mdl_qp_destroy(struct pv_qp *ibqp)
 {
@@ -1137,6 +1155,7 @@ mdl_qp_destroy(struct pv_qp *ibqp)
 	rte_spinlock_lock(&pv_mlx5_mdl.lock);
 	pv_mlx5_mdl.qps[slot] = NULL;
 	mdl_qp_used[slot] = 0;
+	mdl_mw_qp_gone(mqp);
 	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
 	if (mqp->type != PV_QPT_XRC_RECV) {
 		pv_mlx5_qpt_remove(qp->ctx, qp->qpn);

@@ -196,6 +196,14 @@ test_mw_type2_send_inv(void)
 	CU_ASSERT_NOT_EQUAL(wc.status, PV_WC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(ut_pair_reconnect(&p), 0);
 
+	/* a type 2 window dies with the QP it is bound to: the QPN of a
+	 * new QP (the model reuses the slot) reaches nothing through it */
+	CU_ASSERT_EQUAL(ut_mw_bind2(&p, mw, r, (uintptr_t)rbuf, 64, PV_ACCESS_REMOTE_WRITE, &wc),
+			PV_WC_SUCCESS);
+	ut_pair_destroy(&p);
+	CU_ASSERT_EQUAL_FATAL(ut_pair_create(&p, &ut_mw_cap, 64, 0, 0), 0);
+	CU_ASSERT_EQUAL(ut_mw_write(&p, l, 16, (uintptr_t)rbuf, mw->rkey), PV_WC_REM_ACCESS_ERR);
+
 	ut_pair_destroy(&p);
 	CU_ASSERT_EQUAL(pv_dealloc_mw(mw), 0);
 	ut_mr_free(l);
