@@ -287,14 +287,15 @@ ctrl:
 	return (int)((size + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT);
 }
 
+#define MLX5_MW_ACCESS (PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_WRITE | \
+			PV_ACCESS_REMOTE_ATOMIC | PV_ACCESS_ZERO_BASED)
+
 /* Access rights of a window, in the mkey context's encoding. */
 static uint8_t
 mlx5_umr_access(unsigned int mw_access)
 {
 	uint8_t a = 0;
 
-	if (mw_access & PV_ACCESS_LOCAL_WRITE)
-		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE;
 	if (mw_access & PV_ACCESS_REMOTE_WRITE)
 		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE;
 	if (mw_access & PV_ACCESS_REMOTE_READ)
@@ -330,7 +331,11 @@ mlx5_wqe_build_umr(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *
 	uint64_t mask;
 
 	if (bind) {
-		if (wr->bind_mw.mw == NULL)
+		/* pv_post_send(): EINVAL for no window, a window or MR of
+		 * another context, rights a window cannot have */
+		if (wr->bind_mw.mw == NULL || wr->bind_mw.mw->context != qp->ibqp.context ||
+		    (bi->mr != NULL && bi->mr->context != qp->ibqp.context) ||
+		    (bi->mw_access_flags & ~MLX5_MW_ACCESS))
 			return 0;
 		type = wr->bind_mw.mw->type;
 		length = bi->length;

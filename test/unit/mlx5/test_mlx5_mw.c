@@ -227,6 +227,24 @@ test_mw_local_inv(void)
 	rbuf = r->addr;
 	ut_fill(l->addr, 128, 9);
 
+	/* rights a window cannot have: refused at the post */
+	{
+		struct pv_send_wr bw, *bad;
+
+		memset(&bw, 0, sizeof(bw));
+		bw.opcode = PV_WR_BIND_MW;
+		bw.bind_mw.mw = mw;
+		bw.bind_mw.rkey = pv_inc_rkey(mw->rkey);
+		bw.bind_mw.bind_info.mr = r;
+		bw.bind_mw.bind_info.addr = (uintptr_t)rbuf;
+		bw.bind_mw.bind_info.length = 64;
+		bw.bind_mw.bind_info.mw_access_flags = PV_ACCESS_LOCAL_WRITE;
+		CU_ASSERT_EQUAL(pv_post_send(p.b, &bw, &bad), EINVAL);
+		CU_ASSERT_PTR_EQUAL(bad, &bw);
+		bw.bind_mw.mw = NULL;
+		bw.bind_mw.bind_info.mw_access_flags = PV_ACCESS_REMOTE_READ;
+		CU_ASSERT_EQUAL(pv_post_send(p.b, &bw, &bad), EINVAL);
+	}
 	/* the MR must allow binds */
 	CU_ASSERT_EQUAL(ut_mw_bind2(&p, mw, nobind, (uintptr_t)nobind->addr, 64,
 				    PV_ACCESS_REMOTE_WRITE, &wc), PV_WC_MW_BIND_ERR);
