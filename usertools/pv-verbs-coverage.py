@@ -74,13 +74,11 @@ OP_BACKED = {
 # without reg_mr_iova a driver still registers with iova == addr
 PARTLY_WITHOUT_OP = {"reg_mr_iova", "reg_mr_iova2"}
 
-# work request opcodes only softroce's data path builds (mlx5: RC/UC/UD
-# SEND, WRITE, READ and atomics through mlx5dv WQEs)
+# work request opcodes only softroce's data path builds (mlx5: RC and XRC
+# SEND, WRITE, READ, atomics, SEND_WITH_INV, LOCAL_INV and BIND_MW through
+# mlx5dv WQEs)
 DATAPATH_SOFTROCE_ONLY = {
-    "wr_local_inv": "LOCAL_INV",
-    "wr_send_inv": "SEND_WITH_INV",
-    "wr_set_xrc_srqn": "XRC INI QPs",
-    "wr_set_ud_addr": "UD QPs (mlx5: RC only)",
+    "wr_set_ud_addr": "UD QPs (mlx5: RC and XRC only)",
 }
 
 DRIVER_OPS = {
@@ -100,10 +98,11 @@ def driver_ops(path, table):
 
 # notes for verbs implemented on both
 NOTES = {
-    "create_qp": "softroce RC/UC/UD; mlx5 RC only",
+    "create_qp": "softroce RC/UC/UD; mlx5 RC only (XRC through create_qp_ex)",
     "create_ah": "mlx5: no UD",
-    "create_qp_ex": "softroce adds XRC INI/TGT; TSO, RSS, creation flags: EOPNOTSUPP",
-    "create_srq_ex": "XRC SRQs on softroce only; tag matching EOPNOTSUPP",
+    "create_qp_ex": "adds XRC INI/TGT; TSO, RSS, creation flags: EOPNOTSUPP",
+    "create_srq_ex": "XRC SRQs (mlx5 on a ConnectX: CQE version 0 only); "
+                     "tag matching EOPNOTSUPP",
     "create_cq_ex": "completion timestamps refused",
     "fork_init": "records the request (DPDK memory pins nothing)",
     "is_fork_initialized": "PV_FORK_UNNEEDED",

@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 
 #include <rte_byteorder.h>
 #include <rte_branch_prediction.h>
@@ -62,18 +63,34 @@ struct pv_mlx5_qp pv_mlx5_qp_none = {
 	.qpn = 0xffffffff,
 };
 
-/* QP of a CQE that is not the previous CQE's QP. */
+/*
+ * QP of a CQE that is not the previous CQE's QP. A receive of an XRC TGT
+ * QP (not in the QP table: it has no queues here) is found by the XRC SRQ
+ * its CQE names, as rdma-core's mlx5 does.
+ */
 static __rte_noinline struct pv_mlx5_qp *
-mlx5_cq_qp_find(struct pv_mlx5_cq *cq, uint32_t qpn)
+mlx5_cq_qp_find(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, uint32_t qpn,
+		uint8_t opcode)
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qpt_lookup(cq->ctx, qpn);
 
-	if (qp != NULL)
+	if (qp != NULL) {
 		cq->last_qp = qp;
-	else
-		MLX5_DP_LOG(ERR, "cq 0x%x: cqe for unknown qp 0x%x", cq->cqn, qpn);
-	return qp;
+		return qp;
+	}
+	/* srqn_uidx of a CQE and srqn of an error CQE: the same word */
+	if (cq->ctx->nb_xrc_srq != 0 && opcode != MLX5_CQE_REQ && opcode != MLX5_CQE_REQ_ERR) {
+		qp = pv_mlx5_xsrqt_lookup(cq->ctx,
+					  rte_be_to_cpu_32(cqe->srqn_uidx) & 0xffffff);
+		if (qp != NULL)
+			return qp;
+	}
+	MLX5_DP_LOG(ERR, "cq 0x%x: cqe for unknown qp 0x%x", cq->cqn, qpn);
+	return NULL;
 }
+
+static_assert(offsetof(struct mlx5_cqe64, srqn_uidx) == offsetof(struct mlx5_err_cqe, srqn),
+	      "srqn word");
 
 /* The work completion opcode of each send WQE opcode a CQE reports. */
 const uint8_t pv_mlx5_wc_opcode[256] = {
@@ -85,6 +102,8 @@ const uint8_t pv_mlx5_wc_opcode[256] = {
 	[MLX5_OPCODE_RDMA_READ] = PV_WC_RDMA_READ,
 	[MLX5_OPCODE_ATOMIC_CS] = PV_WC_COMP_SWAP,
 	[MLX5_OPCODE_ATOMIC_FA] = PV_WC_FETCH_ADD,
+	/* BIND_MW or LOCAL_INV: told apart by the QP's sq_umr_op */
+	[MLX5_OPCODE_UMR] = PV_WC_BIND_MW,
 };
 
 /* Retire the send WQE a requester CQE names; @p sop holds its opcode. */
@@ -93,10 +112,30 @@ mlx5_cqe_req_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter, pv_be32 sop,
 		    struct pv_wc *wc)
 {
 	uint32_t idx = wqe_counter & qp->sq_mask;
+	uint8_t op = rte_be_to_cpu_32(sop) >> 24;
 
 	wc->wr_id = qp->sq_wrid[idx];
-	wc->opcode = pv_mlx5_wc_opcode[rte_be_to_cpu_32(sop) >> 24];
+	wc->opcode = op == MLX5_OPCODE_UMR ? qp->sq_umr_op[idx] : pv_mlx5_wc_opcode[op];
 	qp->sq_ci = qp->sq_next[idx];
+}
+
+/*
+ * The fast loop took requester CQEs [@p first, @p stop) into @p w: give the
+ * UMR ones among them the opcode their WQE was posted with (LOCAL_INV or
+ * BIND_MW). The CQEs are still there: the consumer index is not updated.
+ */
+static __rte_noinline void
+mlx5_cqe_umr_fix(const struct pv_mlx5_qp *qp, const uint8_t *first, const uint8_t *stop,
+		 uint32_t shift, struct pv_wc *w)
+{
+	const uint8_t *cqe;
+
+	for (cqe = first; cqe != stop; cqe += 1u << shift, w++) {
+		const struct mlx5_cqe64 *c = (const struct mlx5_cqe64 *)cqe;
+
+		if (*(const uint8_t *)&c->sop_drop_qpn == MLX5_OPCODE_UMR)
+			w->opcode = qp->sq_umr_op[rte_be_to_cpu_16(c->wqe_counter) & qp->sq_mask];
+	}
 }
 
 uint64_t
@@ -195,7 +234,7 @@ mlx5_cqe_slow(struct pv_mlx5_cq *cq, const struct mlx5_cqe64 *cqe, struct pv_wc 
 	qpn = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
 	qp = cq->last_qp;
 	if (qp->qpn != qpn) {
-		qp = mlx5_cq_qp_find(cq, qpn);
+		qp = mlx5_cq_qp_find(cq, cqe, qpn, opcode);
 		if (qp == NULL)
 			return 0;
 	}
@@ -236,6 +275,7 @@ mlx5_poll_cq_common(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc, const
 	struct pv_mlx5_cq *cq = pv_mlx5_cq(ibcq);
 	uint8_t *const buf = cq->buf;
 	const uint32_t cnt = cq->cqe_cnt;
+	const uint32_t cnt_mask = cnt - 1;
 	const uint32_t log_cnt = cq->log_cnt;
 	struct pv_wc *w = wc, *const end = wc + num_entries;
 	uint32_t ci = cq->ci;
@@ -248,7 +288,7 @@ mlx5_poll_cq_common(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc, const
 		const pv_be32 qpn_cqe = qp->qpn_cqe;
 		const uint32_t qpn = qp->qpn;
 		uint32_t sq_ci = qp->sq_ci;
-		const uint32_t idx = ci & (cnt - 1);
+		const uint32_t idx = ci & cnt_mask;
 		/* software owns CQEs whose owner bit is the pass parity */
 		const uint8_t own = (ci >> log_cnt) & MLX5_CQE_OWNER_MASK;
 		const uint32_t n = RTE_MIN((uint32_t)(end - w), cnt - idx);
@@ -280,8 +320,14 @@ mlx5_poll_cq_common(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc, const
 			w++;
 		}
 		if (cqe != first) {
+			uint32_t taken = (uint32_t)((cqe - first) >> shift);
+
 			qp->sq_ci = sq_ci;
-			ci += (uint32_t)((cqe - first) >> shift);
+			ci += taken;
+			/* read after the CQEs: a UMR CQE seen implies its post,
+			 * which set the flag before ringing, is visible */
+			if (unlikely(qp->sq_umr_used))
+				mlx5_cqe_umr_fix(qp, first, cqe, shift, w - taken);
 		}
 		if (cqe == stop)
 			continue;	/* end of the ring (parity flips) or of wc[] */

@@ -460,6 +460,38 @@ hw_pd_dealloc(struct pv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * Extended capabilities from rdma-core. Features whose verbs pollverbs'
+ * mlx5 driver answers with EOPNOTSUPP (TSO, RSS and WQs, packet pacing,
+ * raw packet offloads, tag matching, device memory, completion
+ * timestamps) are reported as absent, as max_srq_wr is clamped to what
+ * the data path handles; lib/verbs clears the ODP caps.
+ */
+static int
+hw_query_device_ex(struct pv_context *ibctx, struct pv_device_attr_ex *attr)
+{
+	struct ibv_device_attr_ex a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = ibv_query_device_ex(pv_mlx5_ctx(ibctx)->ibv, NULL, &a);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "%s: ibv_query_device_ex: %s", ibctx->device->name, strerror(ret));
+		return ret;
+	}
+	attr->hca_core_clock = a.hca_core_clock;
+	attr->device_cap_flags_ex = (a.device_cap_flags_ex & ~0xffffffffull) |
+				    attr->orig_attr.device_cap_flags;
+	attr->cq_mod_caps.max_cq_count = a.cq_mod_caps.max_cq_count;
+	attr->cq_mod_caps.max_cq_period = a.cq_mod_caps.max_cq_period;
+	attr->pci_atomic_caps.fetch_add = a.pci_atomic_caps.fetch_add;
+	attr->pci_atomic_caps.swap = a.pci_atomic_caps.swap;
+	attr->pci_atomic_caps.compare_swap = a.pci_atomic_caps.compare_swap;
+	attr->phys_port_cnt_ex = a.phys_port_cnt_ex != 0 ? a.phys_port_cnt_ex :
+							   attr->orig_attr.phys_port_cnt;
+	return 0;
+}
+
 static struct pv_mr *
 hw_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 {
@@ -502,6 +534,44 @@ hw_mr_dereg(struct pv_mr *ibmr)
 		return ret;
 	}
 	rte_free(mr);
+	return 0;
+}
+
+static struct pv_mw *
+hw_mw_alloc(struct pv_pd *ibpd, enum pv_mw_type type)
+{
+	struct pv_mlx5_mw *mw = rte_zmalloc("pv_mlx5_mw", sizeof(*mw), 0);
+	int ret;
+
+	if (mw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw->ibv = ibv_alloc_mw(pv_mlx5_pd(ibpd)->ibv,
+			       type == PV_MW_TYPE_1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+	if (mw->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "ibv_alloc_mw type %d: %s", (int)type, strerror(ret));
+		rte_free(mw);
+		errno = ret;
+		return NULL;
+	}
+	/* binds are UMR WQEs of our data path: rdma-core's rkey is the mkey */
+	mw->ibmw.rkey = mw->ibv->rkey;
+	return &mw->ibmw;
+}
+
+static int
+hw_mw_dealloc(struct pv_mw *ibmw)
+{
+	struct pv_mlx5_mw *mw = pv_mlx5_mw(ibmw);
+	int ret = ibv_dealloc_mw(mw->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "ibv_dealloc_mw: %s", strerror(ret));
+		return ret;
+	}
+	rte_free(mw);
 	return 0;
 }
 
@@ -575,18 +645,20 @@ hw_cq_destroy(struct pv_cq *ibcq)
 	return 0;
 }
 
+/* RC and XRC INI QPs: rdma-core creates, the data path drives. */
 static struct pv_qp *
 hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 {
 	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
-	struct ibv_qp_init_attr ia;
+	bool ini = attr->qp_type == PV_QPT_XRC_SEND;
+	struct ibv_qp_init_attr_ex ia;
 	struct pv_mlx5_qp *qp;
 	struct mlx5dv_qp dv;
 	struct mlx5dv_obj obj;
 	int ret;
 
-	if (attr->qp_type != PV_QPT_RC) {
-		MLX5_LOG(ERR, "%s: only RC QPs are driven", ibpd->context->device->name);
+	if (attr->qp_type != PV_QPT_RC && !ini) {
+		MLX5_LOG(ERR, "%s: only RC and XRC QPs are driven", ibpd->context->device->name);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -598,7 +670,8 @@ hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_context = qp;	/* for the async event drain */
 	ia.send_cq = pv_mlx5_cq(attr->send_cq)->ibv;
-	ia.recv_cq = pv_mlx5_cq(attr->recv_cq)->ibv;
+	/* an XRC INI QP only sends */
+	ia.recv_cq = ini ? NULL : pv_mlx5_cq(attr->recv_cq)->ibv;
 	ia.cap.max_send_wr = attr->cap.max_send_wr;
 	ia.cap.max_recv_wr = attr->cap.max_recv_wr;
 	ia.cap.max_send_sge = attr->cap.max_send_sge;
@@ -610,12 +683,18 @@ hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 		ia.cap.max_recv_wr = 0;
 		ia.cap.max_recv_sge = 0;
 	}
-	ia.qp_type = IBV_QPT_RC;
+	if (ini) {
+		ia.cap.max_recv_wr = 0;
+		ia.cap.max_recv_sge = 0;
+	}
+	ia.qp_type = ini ? IBV_QPT_XRC_SEND : IBV_QPT_RC;
 	ia.sq_sig_all = attr->sq_sig_all;
-	qp->ibv = ibv_create_qp(pv_mlx5_pd(ibpd)->ibv, &ia);
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ia.pd = pv_mlx5_pd(ibpd)->ibv;
+	qp->ibv = ibv_create_qp_ex(ctx->ibv, &ia);
 	if (qp->ibv == NULL) {
 		ret = errno ? errno : ENOMEM;
-		MLX5_LOG(ERR, "%s: ibv_create_qp: %s", ibpd->context->device->name,
+		MLX5_LOG(ERR, "%s: ibv_create_qp_ex: %s", ibpd->context->device->name,
 			 strerror(ret));
 		goto err_free;
 	}
@@ -641,7 +720,7 @@ hw_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 		goto err_destroy;
 	qp->ctx = ctx;
 	qp->scq = pv_mlx5_cq(attr->send_cq);
-	qp->rcq = pv_mlx5_cq(attr->recv_cq);
+	qp->rcq = ini ? qp->scq : pv_mlx5_cq(attr->recv_cq);
 	qp->ibqp.context = ibpd->context;
 	qp->ibqp.pd = ibpd;
 	qp->ibqp.send_cq = attr->send_cq;
@@ -662,6 +741,90 @@ err_free:
 	return NULL;
 }
 
+/* An XRC TGT QP: rdma-core's, with no queues for the data path. */
+static struct pv_qp *
+hw_qp_create_tgt(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibctx);
+	struct ibv_qp_init_attr_ex ia;
+	struct pv_mlx5_qp *qp;
+	int ret;
+
+	qp = rte_zmalloc("pv_mlx5_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_context = qp;	/* for the async event drain */
+	ia.qp_type = IBV_QPT_XRC_RECV;
+	ia.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	ia.xrcd = pv_mlx5_xrcd(x->xrcd)->ibv;
+	qp->ibv = ibv_create_qp_ex(ctx->ibv, &ia);
+	if (qp->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "%s: ibv_create_qp_ex(xrc tgt): %s", ibctx->device->name,
+			 strerror(ret));
+		rte_free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->ctx = ctx;
+	pv_mlx5_qp_dp_init_tgt(qp, qp->ibv->qp_num);
+	qp->ibqp.context = ibctx;
+	qp->ibqp.qp_type = PV_QPT_XRC_RECV;
+	qp->ibqp.state = PV_QPS_RESET;
+	memset(&x->cap, 0, sizeof(x->cap));
+	return &qp->ibqp;
+}
+
+/* pv_create_qp_ex(): RC and XRC INI QPs as create_qp, XRC TGT QPs above. */
+static struct pv_qp *
+hw_qp_create_ex(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x)
+{
+	return pv_mlx5_qp_create_ex(ibctx, x, hw_qp_create, hw_qp_create_tgt);
+}
+
+static struct pv_xrcd *
+hw_xrcd_open(struct pv_context *ibctx, struct pv_xrcd_init_attr *attr)
+{
+	struct pv_mlx5_xrcd *xrcd = rte_zmalloc("pv_mlx5_xrcd", sizeof(*xrcd), 0);
+	struct ibv_xrcd_init_attr ia;
+	int ret;
+
+	if (xrcd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	ia.fd = -1;
+	ia.oflags = attr->oflags;
+	xrcd->ibv = ibv_open_xrcd(pv_mlx5_ctx(ibctx)->ibv, &ia);
+	if (xrcd->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "%s: ibv_open_xrcd: %s", ibctx->device->name, strerror(ret));
+		rte_free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->ibxrcd;
+}
+
+static int
+hw_xrcd_close(struct pv_xrcd *ibxrcd)
+{
+	struct pv_mlx5_xrcd *xrcd = pv_mlx5_xrcd(ibxrcd);
+	int ret = ibv_close_xrcd(xrcd->ibv);
+
+	if (ret != 0) {
+		MLX5_LOG(ERR, "ibv_close_xrcd: %s", strerror(ret));
+		return ret;
+	}
+	rte_free(xrcd);
+	return 0;
+}
+
 /*
  * SRQ: rdma-core creates it and links its WQEs (0 -> ... -> tail, plus a
  * wait queue for ODP beyond the tail that the data path leaves alone);
@@ -669,10 +832,11 @@ err_free:
  * and SRQ number.
  */
 static struct pv_srq *
-hw_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+hw_srq_create_common(struct pv_pd *ibpd, struct pv_srq_init_attr *attr, struct pv_xrcd *xrcd,
+		     struct pv_cq *xrc_cq)
 {
 	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
-	struct ibv_srq_init_attr ia;
+	struct ibv_srq_init_attr_ex ia;
 	struct pv_mlx5_srq *srq;
 	struct mlx5dv_srq dv;
 	struct mlx5dv_obj obj;
@@ -688,10 +852,19 @@ hw_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 	ia.attr.max_wr = attr->attr.max_wr;
 	ia.attr.max_sge = attr->attr.max_sge;
 	ia.attr.srq_limit = attr->attr.srq_limit;
-	srq->ibv = ibv_create_srq(pv_mlx5_pd(ibpd)->ibv, &ia);
+	ia.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+	ia.srq_type = IBV_SRQT_BASIC;
+	ia.pd = pv_mlx5_pd(ibpd)->ibv;
+	if (xrcd != NULL) {
+		ia.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+		ia.srq_type = IBV_SRQT_XRC;
+		ia.xrcd = pv_mlx5_xrcd(xrcd)->ibv;
+		ia.cq = pv_mlx5_cq(xrc_cq)->ibv;
+	}
+	srq->ibv = ibv_create_srq_ex(ctx->ibv, &ia);
 	if (srq->ibv == NULL) {
 		ret = errno ? errno : ENOMEM;
-		MLX5_LOG(ERR, "%s: ibv_create_srq(%u wrs, %u sges): %s",
+		MLX5_LOG(ERR, "%s: ibv_create_srq_ex(%u wrs, %u sges): %s",
 			 ibpd->context->device->name, attr->attr.max_wr, attr->attr.max_sge,
 			 strerror(ret));
 		goto err_free;
@@ -714,6 +887,13 @@ hw_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 	srq->ctx = ctx;
 	srq->ibsrq.context = ibpd->context;
 	srq->ibsrq.pd = ibpd;
+	if (xrcd != NULL) {
+		ret = -pv_mlx5_srq_xrc_init(srq);
+		if (ret != 0) {
+			pv_mlx5_srq_dp_fini(srq);
+			goto err_destroy;
+		}
+	}
 	/* what the data path can post: the free list less its spare WQE */
 	attr->attr.max_wr = RTE_MIN(ia.attr.max_wr, srq->max_wr);
 	attr->attr.max_sge = RTE_MIN(ia.attr.max_sge, srq->max_sge);
@@ -724,6 +904,46 @@ err_free:
 	rte_free(srq);
 	errno = ret;
 	return NULL;
+}
+
+static struct pv_srq *
+hw_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+{
+	return hw_srq_create_common(ibpd, attr, NULL, NULL);
+}
+
+/*
+ * XRC SRQ. Its receive completions are found by the SRQN in the CQE; with
+ * CQE version 1 (mlx5dv_context.version) that word holds rdma-core's user
+ * index instead, which mlx5dv does not report: refused there.
+ */
+static struct pv_srq *
+hw_srq_create_ex(struct pv_context *ibctx, struct pv_srq_init_attr_ex *attr)
+{
+	struct pv_srq_init_attr basic = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+	};
+	struct mlx5dv_context dvc;
+	struct pv_srq *srq;
+
+	memset(&dvc, 0, sizeof(dvc));
+	if (mlx5dv_query_device(pv_mlx5_ctx(ibctx)->ibv, &dvc) != 0 || dvc.version != 0) {
+		MLX5_LOG(ERR, "%s: xrc srq: cqe version %u reports user indices, not srqns",
+			 ibctx->device->name, dvc.version);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	srq = hw_srq_create_common(attr->pd, &basic, attr->xrcd, attr->cq);
+	if (srq != NULL)
+		attr->attr = basic.attr;
+	return srq;
+}
+
+static int
+hw_srq_num_get(struct pv_srq *ibsrq, uint32_t *srq_num)
+{
+	return ibv_get_srq_num(pv_mlx5_srq(ibsrq)->ibv, srq_num);
 }
 
 static int
@@ -777,6 +997,7 @@ hw_srq_destroy(struct pv_srq *ibsrq)
 		MLX5_LOG(ERR, "srq 0x%x: ibv_destroy_srq: %s", srq->srqn, strerror(ret));
 		return ret;
 	}
+	pv_mlx5_srq_xrc_fini(srq);
 	pv_mlx5_srq_dp_fini(srq);
 	rte_free(srq);
 	return 0;
@@ -925,11 +1146,13 @@ hw_qp_destroy(struct pv_qp *ibqp)
 		MLX5_LOG(ERR, "qp 0x%x: ibv_destroy_qp: %s", qp->qpn, strerror(ret));
 		return ret;
 	}
-	pv_mlx5_qpt_remove(qp->ctx, qp->qpn);
-	if (qp->scq->last_qp == qp)
-		qp->scq->last_qp = &pv_mlx5_qp_none;
-	if (qp->rcq->last_qp == qp)
-		qp->rcq->last_qp = &pv_mlx5_qp_none;
+	if (ibqp->qp_type != PV_QPT_XRC_RECV) {
+		pv_mlx5_qpt_remove(qp->ctx, qp->qpn);
+		if (qp->scq->last_qp == qp)
+			qp->scq->last_qp = &pv_mlx5_qp_none;
+		if (qp->rcq->last_qp == qp)
+			qp->rcq->last_qp = &pv_mlx5_qp_none;
+	}
 	pv_mlx5_qp_dp_fini(qp);
 	rte_free(qp);
 	return 0;
@@ -941,6 +1164,7 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.open_device = hw_open,
 	.close_device = hw_close,
 	.query_device = hw_query_device,
+	.query_device_ex = hw_query_device_ex,
 	.query_port = hw_query_port,
 	.query_gid = hw_query_gid,
 	.query_pkey = hw_query_pkey,
@@ -955,9 +1179,16 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.query_srq = hw_srq_query,
 	.destroy_srq = hw_srq_destroy,
 	.create_qp = hw_qp_create,
+	.create_qp_ex = hw_qp_create_ex,
 	.modify_qp = hw_qp_modify,
 	.query_qp = hw_qp_query,
 	.destroy_qp = hw_qp_destroy,
+	.alloc_mw = hw_mw_alloc,
+	.dealloc_mw = hw_mw_dealloc,
+	.open_xrcd = hw_xrcd_open,
+	.close_xrcd = hw_xrcd_close,
+	.create_srq_ex = hw_srq_create_ex,
+	.get_srq_num = hw_srq_num_get,
 	.set_progress_mode = pv_mlx5_set_progress_mode,
 	.get_progress_mode = pv_mlx5_get_progress_mode,
 	/*

@@ -213,12 +213,14 @@ mdl_attr_fill(struct pv_mlx5_mdl_dev *dev, struct pv_device_attr *a)
 	a->hw_ver = 0;
 	a->max_qp = PV_MLX5_MDL_MAX_QP;
 	a->max_qp_wr = PV_MLX5_MDL_MAX_QP_WR;
-	a->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_N_NOTIFY_CQ;
+	a->device_cap_flags = PV_DEVICE_RC_RNR_NAK_GEN | PV_DEVICE_N_NOTIFY_CQ |
+			      PV_DEVICE_MEM_WINDOW | PV_DEVICE_MEM_WINDOW_TYPE_2B | PV_DEVICE_XRC;
 	a->max_sge = PV_MLX5_MDL_MAX_SGE;
 	a->max_sge_rd = PV_MLX5_MDL_MAX_SGE;
 	a->max_cq = PV_MLX5_MDL_MAX_CQ;
 	a->max_cqe = PV_MLX5_MDL_MAX_CQE;
 	a->max_mr = PV_MLX5_MDL_MAX_MR - 1;
+	a->max_mw = PV_MLX5_MDL_MAX_MR - 1;	/* windows and MRs share the keys */
 	a->max_pd = PV_MLX5_MDL_MAX_PD;
 	a->max_qp_rd_atom = 16;
 	a->max_res_rd_atom = 16 * PV_MLX5_MDL_MAX_QP;
@@ -278,6 +280,15 @@ static int
 mdl_query_device(struct pv_context *ibctx, struct pv_device_attr *attr)
 {
 	*attr = pv_mlx5_ctx(ibctx)->attr;
+	return 0;
+}
+
+/* Nothing beyond pv_query_device(): no timestamps, offloads, TSO, RSS. */
+static int
+mdl_query_device_ex(struct pv_context *ibctx __rte_unused, struct pv_device_attr_ex *attr)
+{
+	attr->device_cap_flags_ex = attr->orig_attr.device_cap_flags;
+	attr->phys_port_cnt_ex = attr->orig_attr.phys_port_cnt;
 	return 0;
 }
 
@@ -352,13 +363,54 @@ mdl_pd_dealloc(struct pv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * Publish a key for PD @p ibpd: an MR (@p mw_type 0) of [addr, addr +
+ * length) with @p access, or an unbound window of @p mw_type, in a free
+ * slot moved to its next generation (its stale keys fail). @return the
+ * key, 0 when all are in use (logged); its slot in @p idx_p.
+ */
+static uint32_t
+mdl_key_publish(struct pv_pd *ibpd, uint8_t mw_type, uint64_t addr, uint64_t length,
+		uint32_t access, uint32_t *idx_p)
+{
+	struct pv_mlx5_mdl_mr *e = NULL;
+	uint32_t i, key = 0;
+
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	for (i = 1; i < PV_MLX5_MDL_MAX_MR; i++) {
+		if (pv_mlx5_mdl.mrs[i].key == 0) {
+			e = &pv_mlx5_mdl.mrs[i];
+			break;
+		}
+	}
+	if (e != NULL) {
+		e->gen = e->gen % PV_MLX5_MDL_KEY_GEN_MAX + 1;
+		key = e->gen << PV_MLX5_MDL_KEY_GEN_SHIFT | i << PV_MLX5_MDL_KEY_IDX_SHIFT;
+		e->pdn = pv_mlx5_pd(ibpd)->pdn;
+		e->access = access;
+		e->addr = addr;
+		e->length = length;
+		e->dev = pv_mlx5_ctx(ibpd->context)->mdl;
+		e->mw_type = mw_type;
+		e->bound = 0;
+		e->qpn = 0;
+		e->mr_key = 0;
+		e->base = addr;
+		/* the entry is complete before its key makes it usable */
+		__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
+		*idx_p = i;
+	}
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	if (e == NULL)
+		MLX5_LOG(ERR, "model: all %d memory keys in use", PV_MLX5_MDL_MAX_MR - 1);
+	return key;
+}
+
 static struct pv_mr *
 mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 {
-	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
-	struct pv_mlx5_mdl_mr *e = NULL;
 	struct pv_mlx5_mr *mr;
-	uint32_t i, key = 0;
+	uint32_t i = 0, key;
 
 	if (access & PV_ACCESS_ON_DEMAND) {
 		MLX5_LOG(ERR, "model: on-demand paging is not modelled");
@@ -376,27 +428,8 @@ mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 		errno = ENOMEM;
 		return NULL;
 	}
-	rte_spinlock_lock(&pv_mlx5_mdl.lock);
-	for (i = 1; i < PV_MLX5_MDL_MAX_MR; i++) {
-		if (pv_mlx5_mdl.mrs[i].key == 0) {
-			e = &pv_mlx5_mdl.mrs[i];
-			break;
-		}
-	}
-	if (e != NULL) {
-		/* the slot's next generation makes its stale keys fail */
-		e->gen = e->gen % PV_MLX5_MDL_KEY_GEN_MAX + 1;
-		key = e->gen << PV_MLX5_MDL_KEY_IDX_BITS | i;
-		e->pdn = pv_mlx5_pd(ibpd)->pdn;
-		e->access = access;
-		e->addr = (uintptr_t)addr;
-		e->length = length;
-		e->dev = ctx->mdl;
-		__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
-	}
-	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
-	if (e == NULL) {
-		MLX5_LOG(ERR, "model: all %d memory keys in use", PV_MLX5_MDL_MAX_MR - 1);
+	key = mdl_key_publish(ibpd, 0, (uintptr_t)addr, length, access, &i);
+	if (key == 0) {
 		rte_free(mr);
 		errno = ENOMEM;
 		return NULL;
@@ -410,6 +443,46 @@ mdl_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 	mr->ibmr.rkey = key;
 	mr->ibmr.access = access;
 	return &mr->ibmr;
+}
+
+/*
+ * A memory window: a key of the table that grants nothing until a UMR WQE
+ * (BIND_MW) binds it to part of an MR; the engine does the rest.
+ */
+static struct pv_mw *
+mdl_mw_alloc(struct pv_pd *ibpd, enum pv_mw_type type)
+{
+	struct pv_mlx5_mw *mw;
+	uint32_t i = 0, key;
+
+	mw = rte_zmalloc("pv_mlx5_mw", sizeof(*mw), 0);
+	if (mw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	key = mdl_key_publish(ibpd, (uint8_t)type, 0, 0, 0, &i);
+	if (key == 0) {
+		rte_free(mw);
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw->mdl_index = i;
+	mw->ibmw.rkey = key;
+	return &mw->ibmw;
+}
+
+static int
+mdl_mw_dealloc(struct pv_mw *ibmw)
+{
+	struct pv_mlx5_mw *mw = pv_mlx5_mw(ibmw);
+
+	/* its rkey stops working at once, bound or not */
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.mrs[mw->mdl_index].bound = 0;
+	__atomic_store_n(&pv_mlx5_mdl.mrs[mw->mdl_index].key, 0, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	rte_free(mw);
+	return 0;
 }
 
 static int
@@ -618,7 +691,8 @@ mdl_srq_free(struct pv_mlx5_mdl_srq *msrq)
  * (one stays free), linked 0 -> 1 -> ... -> last. The engine starts at WQE 0.
  */
 static struct pv_srq *
-mdl_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+mdl_srq_create_common(struct pv_pd *ibpd, struct pv_srq_init_attr *attr, struct pv_xrcd *xrcd,
+		      struct pv_cq *xrc_cq)
 {
 	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibpd->context);
 	struct pv_mlx5_srq *srq = NULL;
@@ -663,6 +737,8 @@ mdl_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 	msrq->drv = srq;
 	msrq->wqe_cnt = cnt;
 	msrq->stride = stride;
+	msrq->xrcdn = xrcd != NULL ? pv_mlx5_xrcd(xrcd)->xrcdn : 0;
+	msrq->xrc_cq = xrc_cq != NULL ? pv_mlx5_cq(xrc_cq)->mdl : NULL;
 
 	memset(&dv, 0, sizeof(dv));
 	dv.buf = msrq->buf;
@@ -680,8 +756,18 @@ mdl_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
 	srq->mdl = msrq;
 	srq->ibsrq.context = ibpd->context;
 	srq->ibsrq.pd = ibpd;
+	if (xrcd != NULL) {
+		ret = -pv_mlx5_srq_xrc_init(srq);
+		if (ret != 0) {
+			pv_mlx5_srq_dp_fini(srq);
+			goto err;
+		}
+	}
 	attr->attr.max_wr = srq->max_wr;
 	attr->attr.max_sge = srq->max_sge;
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.srqs[slot] = msrq;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
 	MLX5_LOG(DEBUG, "model: srq 0x%x: %u wqes of %u bytes", msrq->srqn, cnt, stride);
 	return &srq->ibsrq;
 err:
@@ -691,6 +777,59 @@ err:
 	rte_free(srq);
 	errno = ret;
 	return NULL;
+}
+
+static struct pv_srq *
+mdl_srq_create(struct pv_pd *ibpd, struct pv_srq_init_attr *attr)
+{
+	return mdl_srq_create_common(ibpd, attr, NULL, NULL);
+}
+
+/* An XRC SRQ (lib/verbs checked XRCD, CQ and sizes): an SRQ whose
+ * receives the XRC TGT QPs of its domain take, completing on its CQ. */
+static struct pv_srq *
+mdl_srq_create_ex(struct pv_context *ibctx __rte_unused, struct pv_srq_init_attr_ex *attr)
+{
+	struct pv_srq_init_attr basic = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+	};
+	struct pv_srq *srq;
+
+	srq = mdl_srq_create_common(attr->pd, &basic, attr->xrcd, attr->cq);
+	if (srq != NULL)
+		attr->attr = basic.attr;
+	return srq;
+}
+
+static int
+mdl_srq_num_get(struct pv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = pv_mlx5_srq(ibsrq)->srqn;
+	return 0;
+}
+
+static struct pv_xrcd *
+mdl_xrcd_open(struct pv_context *ibctx __rte_unused, struct pv_xrcd_init_attr *attr __rte_unused)
+{
+	struct pv_mlx5_xrcd *xrcd = rte_zmalloc("pv_mlx5_xrcd", sizeof(*xrcd), 0);
+
+	if (xrcd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	xrcd->xrcdn = ++pv_mlx5_mdl.xrcd_next;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return &xrcd->ibxrcd;
+}
+
+static int
+mdl_xrcd_close(struct pv_xrcd *ibxrcd)
+{
+	/* lib/verbs refused while SRQs or TGT QPs are in it (EBUSY) */
+	rte_free(pv_mlx5_xrcd(ibxrcd));
+	return 0;
 }
 
 static int
@@ -735,8 +874,10 @@ mdl_srq_destroy(struct pv_srq *ibsrq)
 	/* lib/verbs refused while a QP uses it (EBUSY): the engine cannot
 	 * reach it any more */
 	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.srqs[msrq->srqn - PV_MLX5_MDL_SRQN_BASE] = NULL;
 	mdl_srq_used[msrq->srqn - PV_MLX5_MDL_SRQN_BASE] = 0;
 	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	pv_mlx5_srq_xrc_fini(srq);
 	pv_mlx5_srq_dp_fini(srq);
 	mdl_srq_free(msrq);
 	rte_free(srq);
@@ -770,13 +911,14 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	uint32_t max_bb, sq_cnt, rq_cnt, rq_stride;
 	int slot = -1, ret;
 
-	if (attr->qp_type != PV_QPT_RC) {
-		MLX5_LOG(ERR, "model: only RC QPs are modelled");
+	if (attr->qp_type != PV_QPT_RC && attr->qp_type != PV_QPT_XRC_SEND) {
+		MLX5_LOG(ERR, "model: only RC and XRC QPs are modelled");
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->srq != NULL) {
-		/* receives come from the SRQ: no receive queue of its own */
+	if (attr->srq != NULL || attr->qp_type == PV_QPT_XRC_SEND) {
+		/* receives come from the SRQ, or an XRC INI QP only sends:
+		 * no receive queue of its own */
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	}
@@ -791,10 +933,10 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	 * largest WQE, power-of-two rings, receive WQEs of data segments */
 	cap->max_send_wr = RTE_MAX(cap->max_send_wr, 1u);
 	cap->max_send_sge = RTE_MAX(cap->max_send_sge, 1u);
-	max_bb = (pv_mlx5_qp_max_wqe_size(cap) + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT;
+	max_bb = (pv_mlx5_qp_max_wqe_size(cap, attr->qp_type) + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT;
 	sq_cnt = pv_mlx5_pow2(cap->max_send_wr * max_bb);
 	cap->max_send_wr = sq_cnt / max_bb;
-	if (attr->srq == NULL) {
+	if (attr->srq == NULL && attr->qp_type != PV_QPT_XRC_SEND) {
 		cap->max_recv_sge = RTE_MAX(cap->max_recv_sge, 1u);
 		rq_cnt = pv_mlx5_pow2(RTE_MAX(cap->max_recv_wr, 1u));
 		rq_stride = pv_mlx5_pow2(cap->max_recv_sge * sizeof(struct mlx5_wqe_data_seg));
@@ -829,8 +971,10 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	mqp->sq_cnt = sq_cnt;
 	mqp->rq_cnt = rq_cnt;
 	mqp->rq_stride = rq_stride;
+	mqp->type = attr->qp_type;
 	mqp->scq = pv_mlx5_cq(attr->send_cq)->mdl;
-	mqp->rcq = pv_mlx5_cq(attr->recv_cq)->mdl;
+	/* an XRC INI QP has no receive side: its send CQ stands in */
+	mqp->rcq = attr->qp_type == PV_QPT_XRC_SEND ? mqp->scq : pv_mlx5_cq(attr->recv_cq)->mdl;
 	mqp->srq = attr->srq != NULL ? pv_mlx5_srq(attr->srq)->mdl : NULL;
 	mqp->rnr_retry = 7;
 	mqp->retry_cnt = 7;
@@ -855,7 +999,7 @@ mdl_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 	qp->ctx = ctx;
 	qp->mdl = mqp;
 	qp->scq = pv_mlx5_cq(attr->send_cq);
-	qp->rcq = pv_mlx5_cq(attr->recv_cq);
+	qp->rcq = attr->qp_type == PV_QPT_XRC_SEND ? qp->scq : pv_mlx5_cq(attr->recv_cq);
 	qp->ibqp.context = ibpd->context;
 	qp->ibqp.pd = ibpd;
 	qp->ibqp.send_cq = attr->send_cq;
@@ -881,6 +1025,59 @@ err:
 	rte_free(qp);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * An XRC TGT QP: a responder with no queues of its own. Each request it
+ * takes names (XRC segment) an XRC SRQ of its domain, whose WQE, CQ and PD
+ * serve it; the engine checks the domain.
+ */
+static struct pv_qp *
+mdl_qp_create_tgt(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x)
+{
+	struct pv_mlx5_context *ctx = pv_mlx5_ctx(ibctx);
+	struct pv_mlx5_mdl_qp *mqp;
+	struct pv_mlx5_qp *qp;
+	int slot = -1;
+
+	qp = rte_zmalloc("pv_mlx5_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	mqp = rte_zmalloc("pv_mlx5_mdl_qp", sizeof(*mqp), RTE_CACHE_LINE_SIZE);
+	if (qp != NULL && mqp != NULL)
+		mqp->uar = rte_zmalloc("pv_mlx5_uar", PV_MLX5_MDL_UAR_SIZE, 4096);
+	if (qp != NULL && mqp != NULL && mqp->uar != NULL)
+		slot = mdl_slot_take(mdl_qp_used, PV_MLX5_MDL_MAX_QP);
+	if (slot < 0) {
+		MLX5_LOG(ERR, "model: no memory or QP slot for an xrc tgt qp");
+		mdl_qp_free(mqp);
+		rte_free(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	mqp->qpn = PV_MLX5_MDL_QPN_BASE + slot;
+	mqp->dev = ctx->mdl;
+	mqp->type = PV_QPT_XRC_RECV;
+	mqp->xrcdn = pv_mlx5_xrcd(x->xrcd)->xrcdn;
+	mqp->state = PV_QPS_RESET;
+	mqp->rnr_retry = 7;
+	mqp->retry_cnt = 7;
+	qp->ctx = ctx;
+	qp->mdl = mqp;
+	pv_mlx5_qp_dp_init_tgt(qp, mqp->qpn);
+	qp->ibqp.context = ibctx;
+	qp->ibqp.qp_type = PV_QPT_XRC_RECV;
+	qp->ibqp.state = PV_QPS_RESET;
+	memset(&x->cap, 0, sizeof(x->cap));
+	rte_spinlock_lock(&pv_mlx5_mdl.lock);
+	pv_mlx5_mdl.qps[slot] = mqp;
+	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
+	return &qp->ibqp;
+}
+
+/* pv_create_qp_ex(): RC and XRC INI QPs as create_qp, XRC TGT QPs above. */
+static struct pv_qp *
+mdl_qp_create_ex(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x)
+{
+	return pv_mlx5_qp_create_ex(ibctx, x, mdl_qp_create, mdl_qp_create_tgt);
 }
 
 static int
@@ -930,6 +1127,24 @@ mdl_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask __rte_un
 	return 0;
 }
 
+/*
+ * Type 2 windows bound to a destroyed QP grant nothing any more: its QPN
+ * comes back with the slot. Under the engine lock.
+ */
+static void
+mdl_mw_qp_gone(const struct pv_mlx5_mdl_qp *mqp)
+{
+	uint32_t i;
+
+	for (i = 1; i < PV_MLX5_MDL_MAX_MR; i++) {
+		struct pv_mlx5_mdl_mr *e = &pv_mlx5_mdl.mrs[i];
+
+		if (e->key != 0 && e->mw_type == PV_MW_TYPE_2 && e->bound &&
+		    e->qpn == mqp->qpn && e->dev == mqp->dev)
+			e->bound = 0;
+	}
+}
+
 static int
 mdl_qp_destroy(struct pv_qp *ibqp)
 {
@@ -940,12 +1155,15 @@ mdl_qp_destroy(struct pv_qp *ibqp)
 	rte_spinlock_lock(&pv_mlx5_mdl.lock);
 	pv_mlx5_mdl.qps[slot] = NULL;
 	mdl_qp_used[slot] = 0;
+	mdl_mw_qp_gone(mqp);
 	rte_spinlock_unlock(&pv_mlx5_mdl.lock);
-	pv_mlx5_qpt_remove(qp->ctx, qp->qpn);
-	if (qp->scq->last_qp == qp)
-		qp->scq->last_qp = &pv_mlx5_qp_none;
-	if (qp->rcq->last_qp == qp)
-		qp->rcq->last_qp = &pv_mlx5_qp_none;
+	if (mqp->type != PV_QPT_XRC_RECV) {
+		pv_mlx5_qpt_remove(qp->ctx, qp->qpn);
+		if (qp->scq->last_qp == qp)
+			qp->scq->last_qp = &pv_mlx5_qp_none;
+		if (qp->rcq->last_qp == qp)
+			qp->rcq->last_qp = &pv_mlx5_qp_none;
+	}
 	pv_mlx5_qp_dp_fini(qp);
 	mdl_qp_free(mqp);
 	rte_free(qp);
@@ -1004,6 +1222,7 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.open_device = mdl_open,
 	.close_device = mdl_close,
 	.query_device = mdl_query_device,
+	.query_device_ex = mdl_query_device_ex,
 	.query_port = mdl_query_port,
 	.query_gid = mdl_query_gid,
 	.query_pkey = mdl_query_pkey,
@@ -1019,9 +1238,16 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.query_srq = mdl_srq_query,
 	.destroy_srq = mdl_srq_destroy,
 	.create_qp = mdl_qp_create,
+	.create_qp_ex = mdl_qp_create_ex,
 	.modify_qp = mdl_qp_modify,
 	.query_qp = mdl_qp_query,
 	.destroy_qp = mdl_qp_destroy,
+	.alloc_mw = mdl_mw_alloc,
+	.dealloc_mw = mdl_mw_dealloc,
+	.open_xrcd = mdl_xrcd_open,
+	.close_xrcd = mdl_xrcd_close,
+	.create_srq_ex = mdl_srq_create_ex,
+	.get_srq_num = mdl_srq_num_get,
 	.progress = mdl_progress,
 	.set_progress_mode = pv_mlx5_set_progress_mode,
 	.get_progress_mode = pv_mlx5_get_progress_mode,

@@ -114,21 +114,39 @@ int pv_mlx5_model_lcore(void);
 struct pv_mlx5_mdl_dev;
 
 /*
- * A memory key: the slot in its low 12 bits (PV_MLX5_MDL_MAX_MR), the slot's
- * generation in the 20 above, counted per slot from 1: a deregistered key
- * comes back only after 2^20 - 1 registrations of its slot.
+ * A memory key, laid out as a ConnectX mkey: the slot (PV_MLX5_MDL_MAX_MR)
+ * in bits 8..19, the slot's generation in bits 20..31, counted per slot
+ * from 1 (a deregistered key comes back only after 2^12 - 1 registrations
+ * of its slot), and in bits 0..7 the tag a window's bind chooses (0 for an
+ * MR).
  */
+#define PV_MLX5_MDL_KEY_IDX_SHIFT	8
 #define PV_MLX5_MDL_KEY_IDX_BITS	12
-#define PV_MLX5_MDL_KEY_GEN_MAX		((1u << (32 - PV_MLX5_MDL_KEY_IDX_BITS)) - 1)
+#define PV_MLX5_MDL_KEY_GEN_SHIFT	(PV_MLX5_MDL_KEY_IDX_SHIFT + PV_MLX5_MDL_KEY_IDX_BITS)
+#define PV_MLX5_MDL_KEY_GEN_MAX		((1u << (32 - PV_MLX5_MDL_KEY_GEN_SHIFT)) - 1)
 
+/** Slot of key @p key in the key table. */
+static inline uint32_t
+pv_mlx5_mdl_key_idx(uint32_t key)
+{
+	return (key >> PV_MLX5_MDL_KEY_IDX_SHIFT) & ((1u << PV_MLX5_MDL_KEY_IDX_BITS) - 1);
+}
+
+/** A memory key: an MR of reg_mr, or a memory window. */
 struct pv_mlx5_mdl_mr {
 	uint32_t key;		/**< lkey == rkey; 0: free slot */
 	uint32_t gen;		/**< generation of the slot's latest key */
 	uint32_t pdn;
 	uint32_t access;	/**< pv_access_flags */
-	uint64_t addr;
+	uint64_t addr;		/**< process address of the first byte */
 	uint64_t length;
 	struct pv_mlx5_mdl_dev *dev;
+	/* memory windows (set by the engine's UMR under the engine lock) */
+	uint8_t mw_type;	/**< 0: an MR; PV_MW_TYPE_1 or PV_MW_TYPE_2 */
+	uint8_t bound;		/**< window: bound to part of an MR */
+	uint32_t qpn;		/**< type 2: the only QP its rkey serves */
+	uint32_t mr_key;	/**< the MR it is bound into: rechecked per access */
+	uint64_t base;		/**< address a WR names the first byte with (0: zero based) */
 };
 
 struct pv_mlx5_mdl_cq {
@@ -157,6 +175,8 @@ struct pv_mlx5_mdl_srq {
 	struct pv_mlx5_mdl_dev *dev;
 	uint32_t pdn;
 	struct pv_mlx5_srq *drv;	/**< for the limit event */
+	uint32_t xrcdn;			/**< XRC SRQ: its domain; 0: a basic SRQ */
+	struct pv_mlx5_mdl_cq *xrc_cq;	/**< XRC SRQ: its receives' CQ */
 	uint8_t *buf;
 	uint32_t wqe_cnt;		/**< power of two */
 	uint32_t stride;
@@ -171,7 +191,9 @@ struct pv_mlx5_mdl_srq {
 struct pv_mlx5_mdl_qp {
 	uint32_t qpn;
 	struct pv_mlx5_mdl_dev *dev;
-	uint32_t pdn;
+	uint32_t pdn;			/**< XRC TGT: of the SRQ serving the request */
+	enum pv_qp_type type;		/**< RC, XRC_SEND (INI) or XRC_RECV (TGT) */
+	uint32_t xrcdn;			/**< XRC TGT: its domain */
 	/* set by the control path under the engine lock */
 	enum pv_qp_state state;
 	uint32_t dest_qpn;
@@ -211,7 +233,9 @@ struct pv_mlx5_mdl_fabric {
 	struct pv_mlx5_mdl_qp *qps[PV_MLX5_MDL_MAX_QP];
 	struct pv_mlx5_mdl_cq *cqs[PV_MLX5_MDL_MAX_CQ];
 	struct pv_mlx5_mdl_mr mrs[PV_MLX5_MDL_MAX_MR];
+	struct pv_mlx5_mdl_srq *srqs[PV_MLX5_MDL_MAX_SRQ];
 	uint32_t pd_next;
+	uint32_t xrcd_next;
 	struct pv_mlx5_mdl_stats st;
 };
 

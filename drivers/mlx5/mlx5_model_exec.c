@@ -56,6 +56,8 @@ struct mdl_wqe {
 	uint32_t rkey;
 	uint64_t swap_add;
 	uint64_t compare;
+	const uint8_t *umr;	/* UMR: its UMR control segment, in the copy */
+	uint32_t xrc_srqn;	/* XRC INI: the remote XRC SRQ */
 	struct mdl_sgl sgl;
 };
 
@@ -78,14 +80,15 @@ static uint8_t *
 mdl_mr_check_pd(const struct pv_mlx5_mdl_dev *dev, uint32_t pdn, uint32_t key, uint64_t addr,
 		uint64_t len, unsigned int need)
 {
-	uint32_t i = key & (PV_MLX5_MDL_MAX_MR - 1);
+	uint32_t i = pv_mlx5_mdl_key_idx(key);
 	const struct pv_mlx5_mdl_mr *mr;
 
 	if (i == 0 || i >= PV_MLX5_MDL_MAX_MR)
 		return NULL;
 	mr = &pv_mlx5_mdl.mrs[i];
-	if (__atomic_load_n(&mr->key, __ATOMIC_ACQUIRE) != key || mr->dev != dev ||
-	    mr->pdn != pdn || (mr->access & need) != need)
+	/* a window is no local key */
+	if (__atomic_load_n(&mr->key, __ATOMIC_ACQUIRE) != key || mr->mw_type != 0 ||
+	    mr->dev != dev || mr->pdn != pdn || (mr->access & need) != need)
 		return NULL;
 	if (addr < mr->addr || len > mr->length || addr - mr->addr > mr->length - len)
 		return NULL;
@@ -98,6 +101,63 @@ mdl_mr_check(const struct pv_mlx5_mdl_qp *qp, uint32_t key, uint64_t addr, uint6
 	     unsigned int need)
 {
 	return mdl_mr_check_pd(qp->dev, qp->pdn, key, addr, len, need);
+}
+
+/* The key table entry of a live window @p key, or NULL. */
+static struct pv_mlx5_mdl_mr *
+mdl_mw_find(uint32_t key)
+{
+	uint32_t i = pv_mlx5_mdl_key_idx(key);
+	struct pv_mlx5_mdl_mr *e;
+
+	if (i == 0)
+		return NULL;
+	e = &pv_mlx5_mdl.mrs[i];
+	if (__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key || e->mw_type == 0)
+		return NULL;
+	return e;
+}
+
+/*
+ * Memory an incoming RDMA of @p rqp names with @p rkey: an MR's, or a bound
+ * window's (of the QP's PD; a type 2 window only for the QP it is bound
+ * to), inside the window's range and rights and, below it, inside its MR,
+ * which must still be registered.
+ */
+static uint8_t *
+mdl_rkey_check(const struct pv_mlx5_mdl_qp *rqp, uint32_t rkey, uint64_t addr, uint64_t len,
+	       unsigned int need)
+{
+	const struct pv_mlx5_mdl_mr *w = mdl_mw_find(rkey);
+	uint64_t va;
+
+	if (w == NULL)
+		return mdl_mr_check(rqp, rkey, addr, len, need);
+	if (!w->bound || w->dev != rqp->dev || w->pdn != rqp->pdn ||
+	    (w->mw_type == PV_MW_TYPE_2 && w->qpn != rqp->qpn) || (w->access & need) != need)
+		return NULL;
+	if (addr < w->base || len > w->length || addr - w->base > w->length - len)
+		return NULL;
+	va = w->addr + (addr - w->base);
+	return mdl_mr_check_pd(w->dev, w->pdn, w->mr_key, va, len, 0);
+}
+
+/*
+ * Invalidate @p rkey for @p qp (LOCAL_INV, or SEND_WITH_INV at the
+ * responder): a bound type 2 window of the QP's PD, bound to that QP; it
+ * grants nothing afterwards. MRs of reg_mr are not invalidatable (no
+ * fast-register MRs here). @return 0, -1 when not allowed.
+ */
+static int
+mdl_key_invalidate(const struct pv_mlx5_mdl_qp *qp, uint32_t rkey)
+{
+	struct pv_mlx5_mdl_mr *w = mdl_mw_find(rkey);
+
+	if (w == NULL || w->mw_type != PV_MW_TYPE_2 || !w->bound || w->dev != qp->dev ||
+	    w->pdn != qp->pdn || w->qpn != qp->qpn)
+		return -1;
+	w->bound = 0;
+	return 0;
 }
 
 /* Copy min(dst->total, src->total) bytes between two scatter lists. */
@@ -403,11 +463,21 @@ mdl_wqe_decode(const struct pv_mlx5_mdl_qp *qp, uint8_t *wqe, struct mdl_wqe *w)
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 	end = wqe + w->ds * 16;
 
+	w->umr = NULL;
 	switch (w->opcode) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
+	case MLX5_OPCODE_SEND_INVAL:
 		inl_ok = 1;
 		break;
+	case MLX5_OPCODE_UMR:
+		/* UMR control and mkey context at least; the KLM is checked
+		 * by mdl_exec_umr() */
+		if (seg + sizeof(struct mlx5_wqe_umr_ctrl_seg) +
+		    sizeof(struct mlx5_wqe_mkey_context_seg) > end)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		w->umr = seg;
+		return 0;
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
 		raddr = 1;
@@ -425,6 +495,14 @@ mdl_wqe_decode(const struct pv_mlx5_mdl_qp *qp, uint8_t *wqe, struct mdl_wqe *w)
 		break;
 	default:
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	}
+	if (qp->type == PV_QPT_XRC_SEND) {
+		const struct pv_mlx5_wqe_xrc_seg *x = (const struct pv_mlx5_wqe_xrc_seg *)seg;
+
+		if (seg + sizeof(*x) > end)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		w->xrc_srqn = rte_be_to_cpu_32(x->xrc_srqn) & 0xffffff;
+		seg += sizeof(*x);
 	}
 	if (raddr) {
 		const struct mlx5_wqe_raddr_seg *r = (const struct mlx5_wqe_raddr_seg *)seg;
@@ -499,6 +577,14 @@ mdl_exec_send(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struc
 		mdl_req_fail(qp, w, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
 		return MDL_DONE;
 	}
+	/* SEND with Invalidate (IBTA 10.6.7.2.5): the rkey must be one the
+	 * responder may invalidate, else an invalid request; nothing lands */
+	if (w->opcode == MLX5_OPCODE_SEND_INVAL &&
+	    mdl_key_invalidate(rqp, rte_be_to_cpu_32(w->imm)) != 0) {
+		mdl_resp_fail(rqp, ridx, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+		mdl_req_fail(qp, w, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+		return MDL_DONE;
+	}
 	mdl_sgl_copy(&rsgl, &w->sgl);
 
 	memset(&cqe, 0, sizeof(cqe));
@@ -511,6 +597,9 @@ mdl_exec_send(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struc
 	if (w->opcode == MLX5_OPCODE_SEND_IMM) {
 		cqe.imm_inval_pkey = w->imm;
 		opcode = MLX5_CQE_RESP_SEND_IMM;
+	} else if (w->opcode == MLX5_OPCODE_SEND_INVAL) {
+		cqe.imm_inval_pkey = w->imm;	/* the invalidated rkey */
+		opcode = MLX5_CQE_RESP_SEND_INV;
 	} else {
 		opcode = MLX5_CQE_RESP_SEND;
 	}
@@ -556,7 +645,7 @@ mdl_exec_write(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const stru
 	/* a zero-length RDMA WRITE carries no R_Key to check (IBTA 9.7.5.1.3) */
 	if (w->sgl.total != 0) {
 		if (rqp->access & PV_ACCESS_REMOTE_WRITE)
-			dst = mdl_mr_check(rqp, w->rkey, w->raddr, w->sgl.total,
+			dst = mdl_rkey_check(rqp, w->rkey, w->raddr, w->sgl.total,
 					   PV_ACCESS_REMOTE_WRITE);
 		if (dst == NULL) {
 			mdl_qp_error(rqp);
@@ -596,7 +685,7 @@ mdl_exec_read(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const struc
 	if (w->sgl.total != 0) {
 		src.e[0].ptr = NULL;
 		if (rqp->access & PV_ACCESS_REMOTE_READ)
-			src.e[0].ptr = mdl_mr_check(rqp, w->rkey, w->raddr, w->sgl.total,
+			src.e[0].ptr = mdl_rkey_check(rqp, w->rkey, w->raddr, w->sgl.total,
 						    PV_ACCESS_REMOTE_READ);
 		if (src.e[0].ptr == NULL) {
 			mdl_qp_error(rqp);
@@ -627,7 +716,7 @@ mdl_exec_atomic(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const str
 		return MDL_DONE;
 	}
 	if (rqp->access & PV_ACCESS_REMOTE_ATOMIC)
-		target = (uint64_t *)mdl_mr_check(rqp, w->rkey, w->raddr, sizeof(uint64_t),
+		target = (uint64_t *)mdl_rkey_check(rqp, w->rkey, w->raddr, sizeof(uint64_t),
 						  PV_ACCESS_REMOTE_ATOMIC);
 	if (target == NULL) {
 		mdl_qp_error(rqp);
@@ -645,6 +734,129 @@ mdl_exec_atomic(struct pv_mlx5_mdl_qp *qp, struct pv_mlx5_mdl_qp *rqp, const str
 	memcpy(w->sgl.e[0].ptr, &orig, sizeof(orig));
 	mdl_req_done(qp, w, sizeof(uint64_t));
 	return MDL_DONE;
+}
+
+/* Access rights of an mkey context, as pv_access_flags. */
+static uint32_t
+mdl_umr_access(uint8_t a)
+{
+	uint32_t f = 0;
+
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE)
+		f |= PV_ACCESS_LOCAL_WRITE;
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE)
+		f |= PV_ACCESS_REMOTE_WRITE;
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ)
+		f |= PV_ACCESS_REMOTE_READ;
+	if (a & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC)
+		f |= PV_ACCESS_REMOTE_ATOMIC;
+	return f;
+}
+
+/*
+ * A UMR WQE, as rdma-core's mlx5 builds them for windows: the ctrl
+ * segment's imm names the window's current key. The free bit with a QPN
+ * check is LOCAL_INV (type 2), without it a type 1 unbind; otherwise a
+ * bind of the KLM's MR range with the mkey context's rights and tag, to
+ * the QP (type 2, from the free state only) or to none (type 1). Checks as
+ * IBTA 10.6.7: window of the QP's PD, MR of that PD with MW_BIND rights,
+ * remote write or atomic rights only over a locally writable MR, zero
+ * based windows of type 2 only.
+ */
+static enum mdl_res
+mdl_exec_umr(struct pv_mlx5_mdl_qp *qp, const struct mdl_wqe *w, const uint8_t *end)
+{
+	const struct mlx5_wqe_umr_ctrl_seg *uc = (const struct mlx5_wqe_umr_ctrl_seg *)w->umr;
+	const struct mlx5_wqe_mkey_context_seg *mk =
+		(const struct mlx5_wqe_mkey_context_seg *)(uc + 1);
+	const struct mlx5_wqe_umr_klm_seg *klm = (const struct mlx5_wqe_umr_klm_seg *)(mk + 1);
+	uint64_t mask = rte_be_to_cpu_64(uc->mkey_mask);
+	uint32_t key = rte_be_to_cpu_32(w->imm), qpn_mkey = rte_be_to_cpu_32(mk->qpn_mkey);
+	uint32_t new_key = (key & ~0xffu) | (qpn_mkey & 0xff), access;
+	int type = (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN) ? PV_MW_TYPE_2 : PV_MW_TYPE_1;
+	struct pv_mlx5_mdl_mr *win = mdl_mw_find(key);
+	uint64_t len, start, maddr;
+	uint32_t mkey;
+
+	if (mk->free & MLX5_WQE_MKEY_CONTEXT_FREE) {
+		if (uc->flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN) {
+			/* LOCAL_INV: a local QP operation error when refused,
+			 * as rxe and softroce report it */
+			if (mdl_key_invalidate(qp, key) != 0) {
+				mdl_req_fail(qp, w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+				return MDL_DONE;
+			}
+			mdl_req_done(qp, w, 0);
+			return MDL_DONE;
+		}
+		if (win == NULL || win->mw_type != PV_MW_TYPE_1 || win->dev != qp->dev ||
+		    win->pdn != qp->pdn)
+			goto bind_err;
+		win->bound = 0;
+		__atomic_store_n(&win->key, new_key, __ATOMIC_RELEASE);
+		mdl_req_done(qp, w, 0);
+		return MDL_DONE;
+	}
+	if (win == NULL || win->mw_type != type || win->dev != qp->dev || win->pdn != qp->pdn ||
+	    (const uint8_t *)(klm + 1) > end)
+		goto bind_err;
+	if (type == PV_MW_TYPE_2 &&
+	    (((uc->flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) && win->bound) ||
+	     (qpn_mkey >> 8) != qp->qpn))
+		goto bind_err;
+	len = rte_be_to_cpu_64(mk->len);
+	start = rte_be_to_cpu_64(mk->start_addr);
+	maddr = rte_be_to_cpu_64(klm->address);
+	mkey = rte_be_to_cpu_32(klm->mkey);
+	access = mdl_umr_access(mk->access_flags);
+	if (len == 0 || rte_be_to_cpu_32(klm->byte_count) != len ||
+	    (start != maddr && (start != 0 || type != PV_MW_TYPE_2)))
+		goto bind_err;
+	if (mdl_mr_check(qp, mkey, maddr, len, PV_ACCESS_MW_BIND) == NULL ||
+	    ((access & (PV_ACCESS_REMOTE_WRITE | PV_ACCESS_REMOTE_ATOMIC)) &&
+	     mdl_mr_check(qp, mkey, maddr, len, PV_ACCESS_LOCAL_WRITE) == NULL))
+		goto bind_err;
+	win->addr = maddr;
+	win->base = start;
+	win->length = len;
+	win->access = access;
+	win->mr_key = mkey;
+	win->qpn = type == PV_MW_TYPE_2 ? qp->qpn : 0;
+	win->bound = 1;
+	__atomic_store_n(&win->key, new_key, __ATOMIC_RELEASE);
+	mdl_req_done(qp, w, 0);
+	return MDL_DONE;
+bind_err:
+	mdl_req_fail(qp, w, MLX5_CQE_SYNDROME_MW_BIND_ERR);
+	return MDL_DONE;
+}
+
+/*
+ * Whether @p qp may answer a request of @p req: RC to RC, XRC INI to an
+ * XRC TGT QP. A TGT QP serves each request with the XRC SRQ it names,
+ * which must be of its domain (IBTA 11.2.x XRC): that SRQ's receive WQEs,
+ * CQ and PD stand in for the TGT QP's for this request. @return 0, -1:
+ * an invalid request.
+ */
+static int
+mdl_resp_bind(const struct pv_mlx5_mdl_qp *req, struct pv_mlx5_mdl_qp *qp,
+	      const struct mdl_wqe *w)
+{
+	struct pv_mlx5_mdl_srq *srq;
+	uint32_t i;
+
+	if (req->type == PV_QPT_RC)
+		return qp->type == PV_QPT_RC ? 0 : -1;
+	if (qp->type != PV_QPT_XRC_RECV)
+		return -1;
+	i = w->xrc_srqn - PV_MLX5_MDL_SRQN_BASE;
+	srq = i < PV_MLX5_MDL_MAX_SRQ ? pv_mlx5_mdl.srqs[i] : NULL;
+	if (srq == NULL || srq->xrcdn == 0 || srq->xrcdn != qp->xrcdn || srq->dev != qp->dev)
+		return -1;
+	qp->srq = srq;
+	qp->rcq = srq->xrc_cq;
+	qp->pdn = srq->pdn;
+	return 0;
 }
 
 /* Execute the WQE copied at @p wqe (nbb WQEBBs). */
@@ -669,15 +881,24 @@ mdl_wqe_exec(struct pv_mlx5_mdl_qp *qp, uint8_t *wqe)
 		mdl_req_fail(qp, &w, syndrome);
 		return MDL_DONE;
 	}
+	/* a local operation: no responder */
+	if (w.opcode == MLX5_OPCODE_UMR)
+		return mdl_exec_umr(qp, &w, wqe + w.ds * 16);
 	rqp = mdl_qp_find(qp->dest_qpn);
 	if (rqp == NULL || (rqp->state != PV_QPS_RTR && rqp->state != PV_QPS_RTS)) {
 		/* nobody answers: the requester retries until retry_cnt runs out */
 		mdl_req_fail(qp, &w, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 		return MDL_DONE;
 	}
+	if (mdl_resp_bind(qp, rqp, &w) != 0) {
+		/* a NAK invalid request: the responder's state does not change */
+		mdl_req_fail(qp, &w, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+		return MDL_DONE;
+	}
 	switch (w.opcode) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
+	case MLX5_OPCODE_SEND_INVAL:
 		return mdl_exec_send(qp, rqp, &w);
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:

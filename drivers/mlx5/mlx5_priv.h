@@ -47,6 +47,27 @@ static_assert(sizeof(struct mlx5_wqe_inl_data_seg) == 4, "inline seg");
 static_assert(sizeof(struct mlx5_cqe64) == 64, "cqe64");
 static_assert(sizeof(struct mlx5_err_cqe) == 64, "err cqe");
 static_assert(sizeof(struct mlx5_wqe_srq_next_seg) == 16, "srq next seg");
+static_assert(sizeof(struct mlx5_wqe_umr_ctrl_seg) == 48, "umr ctrl seg");
+static_assert(sizeof(struct mlx5_wqe_mkey_context_seg) == 64, "mkey context seg");
+static_assert(sizeof(struct mlx5_wqe_umr_klm_seg) == 16, "klm seg");
+
+/* XRC transport segment of an INI QP's WQEs (rdma-core's providers/mlx5/wqe.h;
+ * not in mlx5dv.h). */
+struct pv_mlx5_wqe_xrc_seg {
+	pv_be32 xrc_srqn;
+	uint8_t rsvd[12];
+};
+static_assert(sizeof(struct pv_mlx5_wqe_xrc_seg) == 16, "xrc seg");
+
+/*
+ * A UMR WQE (BIND_MW, LOCAL_INV), as rdma-core's mlx5 builds it: ctrl, UMR
+ * ctrl, mkey context and, for a bind, one KLM padded to 64 bytes.
+ */
+#define PV_MLX5_UMR_KLM_BYTES	64
+#define PV_MLX5_UMR_WQE_BYTES	(sizeof(struct mlx5_wqe_ctrl_seg) + \
+				 sizeof(struct mlx5_wqe_umr_ctrl_seg) + \
+				 sizeof(struct mlx5_wqe_mkey_context_seg) + \
+				 PV_MLX5_UMR_KLM_BYTES)
 
 /* Doorbell record words of a CQ (PRM: set_ci, arm). */
 #define PV_MLX5_CQ_SET_CI	0
@@ -54,6 +75,9 @@ static_assert(sizeof(struct mlx5_wqe_srq_next_seg) == 16, "srq next seg");
 /* Largest WQE the data path builds: DS is 6 bits, in 16-byte units. */
 #define PV_MLX5_MAX_WQE_DS	63
 #define PV_MLX5_MAX_WQE_BB	16
+/* sq_room while a UMR's follower is to be fenced: any budget from it is
+ * below -2^29 (rings hold at most 2^16 WQEBBs) */
+#define PV_MLX5_SQ_ROOM_FENCE	0xc0000000u
 /* CQ arm command sequence number: 2 bits at bit 28 of the arm doorbell. */
 #define PV_MLX5_CQ_ARM_SN_MASK	3
 
@@ -83,10 +107,20 @@ struct pv_mlx5_context {
 	uint32_t cqe_size;			/**< CQE bytes the data path expects */
 	struct pv_rtc_ctrl_timer *async_timer;	/**< HW: drains rdma-core's async fd */
 	struct pv_mlx5_qp **qpt[PV_MLX5_QPT_SIZE];
+	/** SRQN -> receive view of an XRC SRQ (struct pv_mlx5_srq.xrc_recv):
+	 *  an XRC TGT QP's receive CQE is found by the SRQ it names */
+	struct pv_mlx5_qp **xsrqt[PV_MLX5_QPT_SIZE];
+	uint32_t nb_xrc_srq;
 	/** PV_PROGRESS_APP (env PV_SINGLE_THREADED=1 or pv_set_progress_mode()):
 	 *  no lock on any queue of this context */
 	uint8_t single_threaded;
 	uint32_t nb_queues;			/**< QPs, CQs, SRQs (mode change: EBUSY) */
+};
+
+struct pv_mlx5_xrcd {
+	struct pv_xrcd ibxrcd;
+	struct ibv_xrcd *ibv;			/**< HW */
+	uint32_t xrcdn;				/**< model */
 };
 
 struct pv_mlx5_pd {
@@ -98,6 +132,13 @@ struct pv_mlx5_pd {
 struct pv_mlx5_mr {
 	struct pv_mr ibmr;
 	struct ibv_mr *ibv;			/**< HW */
+	uint32_t mdl_index;			/**< model key table slot */
+};
+
+/** A memory window: a key bound to part of an MR by a UMR WQE. */
+struct pv_mlx5_mw {
+	struct pv_mw ibmw;
+	struct ibv_mw *ibv;			/**< HW */
 	uint32_t mdl_index;			/**< model key table slot */
 };
 
@@ -152,6 +193,9 @@ struct pv_mlx5_srq {
 	rte_spinlock_t lock;			/**< thread-safe mode: post_srq_recv */
 	struct ibv_srq *ibv;			/**< HW */
 	struct pv_mlx5_mdl_srq *mdl;		/**< model */
+	/** XRC SRQ: the QP-shaped view the CQ poller retires its receives
+	 *  through (srq, recv_retire; a QPN no CQE carries), else NULL */
+	struct pv_mlx5_qp *xrc_recv;
 };
 
 /** wr_id of the receive WQE a responder CQE names, retired (RQ or SRQ). */
@@ -168,10 +212,11 @@ struct pv_mlx5_qp {
 	uint32_t sq_pi;				/**< next WQEBB, free running */
 	uint32_t sq_ci;				/**< first WQEBB not completed */
 	uint32_t sq_mask;			/**< sq_cnt - 1 */
-	uint32_t sq_room;			/**< sq_cnt - max_wqe_bb: the fullest
-						 *   ring that takes one more WQE, and
-						 *   the last index where the largest
-						 *   WQE does not wrap */
+	uint32_t sq_room;			/**< sq_room_max, or PV_MLX5_SQ_ROOM_FENCE
+						 *   while the next WQE must be fenced
+						 *   (sq_fence): the post loop's
+						 *   budget goes negative, every WR takes
+						 *   the slow path */
 	pv_be32 qpn_be;				/**< htobe32(qpn << 8), ORed with ds */
 	pv_be32 qpn_cqe;			/**< htobe32(qpn): as in a CQE */
 	uint32_t max_inline;
@@ -203,7 +248,23 @@ struct pv_mlx5_qp {
 	uint32_t sq_cnt;			/**< WQEBBs */
 	uint32_t rq_cnt;			/**< RQ WQEs */
 	uint32_t max_wqe_bb;
+	uint32_t sq_room_max;			/**< sq_cnt - max_wqe_bb: the fullest
+						 *   ring that takes one more WQE, and
+						 *   the last index where the largest
+						 *   WQE does not wrap */
 	uint8_t *scratch;			/**< a WQE that wraps is built here */
+	/** enum pv_wc_opcode of the UMR WQE at each WQEBB (BIND_MW or
+	 *  LOCAL_INV: a CQE reports both as MLX5_OPCODE_UMR) */
+	uint8_t *sq_umr_op;
+	/** a UMR WQE was posted: poll_cq looks its CQEs up in sq_umr_op */
+	uint8_t sq_umr_used;
+	/** bytes of the transport segment after ctrl: 16 for XRC INI, else 0 */
+	uint8_t tseg;
+	/** the WQE after a UMR is to be fenced */
+	uint8_t sq_fence;
+	/** OPF_COMMON of mlx5_qp.c, or 0 (sq_fence, XRC INI): which opcodes
+	 *  the send slow path builds without its rare path */
+	uint8_t sq_common;
 	struct pv_mlx5_cq *scq;
 	struct pv_mlx5_cq *rcq;
 	struct pv_mlx5_context *ctx;
@@ -242,6 +303,18 @@ pv_mlx5_mr(struct pv_mr *mr)
 	return container_of(mr, struct pv_mlx5_mr, ibmr);
 }
 
+static inline struct pv_mlx5_xrcd *
+pv_mlx5_xrcd(struct pv_xrcd *xrcd)
+{
+	return container_of(xrcd, struct pv_mlx5_xrcd, ibxrcd);
+}
+
+static inline struct pv_mlx5_mw *
+pv_mlx5_mw(struct pv_mw *mw)
+{
+	return container_of(mw, struct pv_mlx5_mw, ibmw);
+}
+
 static inline struct pv_mlx5_cq *
 pv_mlx5_cq(struct pv_cq *cq)
 {
@@ -263,7 +336,7 @@ pv_mlx5_srq(struct pv_srq *srq)
 /* ---- mlx5_qp.c: send/receive data path ---- */
 
 /** WQE bytes a QP with @p cap needs at most (ctrl + raddr + payload). */
-uint32_t pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap);
+uint32_t pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap, enum pv_qp_type qp_type);
 
 /**
  * Take over the queues of a created QP: buffers, counts, strides, doorbell
@@ -289,6 +362,18 @@ void pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp);
 int pv_mlx5_srq_dp_init(struct pv_mlx5_srq *srq, const struct mlx5dv_srq *dv);
 /** Free what pv_mlx5_srq_dp_init() allocated. */
 void pv_mlx5_srq_dp_fini(struct pv_mlx5_srq *srq);
+/**
+ * Make @p srq an XRC SRQ for the CQ poller: its receive view, registered
+ * under its SRQN. @return 0 or -ENOMEM.
+ */
+int pv_mlx5_srq_xrc_init(struct pv_mlx5_srq *srq);
+/** Undo pv_mlx5_srq_xrc_init() (nothing when @p srq is not XRC). */
+void pv_mlx5_srq_xrc_fini(struct pv_mlx5_srq *srq);
+/**
+ * Data path of an XRC TGT QP: none of its own (it receives through the
+ * SRQs its requesters name); posting to it fails with EINVAL.
+ */
+void pv_mlx5_qp_dp_init_tgt(struct pv_mlx5_qp *qp, uint32_t qpn);
 /** recv_retire of a QP attached to an SRQ. */
 uint64_t pv_mlx5_srq_recv_retire(struct pv_mlx5_qp *qp, uint16_t wqe_counter);
 
@@ -319,6 +404,21 @@ int pv_mlx5_qpt_insert(struct pv_mlx5_context *ctx, struct pv_mlx5_qp *qp);
 void pv_mlx5_qpt_remove(struct pv_mlx5_context *ctx, uint32_t qpn);
 struct pv_mlx5_qp *pv_mlx5_qpt_lookup(struct pv_mlx5_context *ctx, uint32_t qpn);
 void pv_mlx5_qpt_free(struct pv_mlx5_context *ctx);
+/** Register the receive view of XRC SRQ @p srqn. @return 0 or -ENOMEM. */
+int pv_mlx5_xsrqt_insert(struct pv_mlx5_context *ctx, uint32_t srqn, struct pv_mlx5_qp *recv);
+void pv_mlx5_xsrqt_remove(struct pv_mlx5_context *ctx, uint32_t srqn);
+struct pv_mlx5_qp *pv_mlx5_xsrqt_lookup(struct pv_mlx5_context *ctx, uint32_t srqn);
+typedef struct pv_qp *(*pv_mlx5_qp_create_fn)(struct pv_pd *pd, struct pv_qp_init_attr *attr);
+typedef struct pv_qp *(*pv_mlx5_qp_create_tgt_fn)(struct pv_context *ctx,
+						  struct pv_qp_init_attr_ex *x);
+/**
+ * The create_qp_ex op of both control paths: creation flags, TSO and RSS
+ * refused (EOPNOTSUPP), XRC TGT QPs by @p create_tgt, RC and XRC INI QPs
+ * by @p create (the granted caps copied back into @p x).
+ */
+struct pv_qp *pv_mlx5_qp_create_ex(struct pv_context *ibctx, struct pv_qp_init_attr_ex *x,
+				   pv_mlx5_qp_create_fn create,
+				   pv_mlx5_qp_create_tgt_fn create_tgt);
 /** Smallest power of two >= @p v (v >= 1). */
 uint32_t pv_mlx5_pow2(uint32_t v);
 

@@ -27,6 +27,8 @@
 #define OPF_ATOMIC	(1u << 1)	/* atomic segment, one 8-byte SGE */
 #define OPF_IMM		(1u << 2)	/* immediate data in the ctrl segment */
 #define OPF_INLINE	PV_SEND_INLINE	/* PV_SEND_INLINE honoured: same bit */
+#define OPF_INV		(1u << 4)	/* invalidate rkey in the ctrl segment's imm */
+#define OPF_COMMON	(1u << 5)	/* built by mlx5_wqe_build_slow() itself */
 
 struct mlx5_op_desc {
 	uint8_t mlx5_opcode;	/* 0: not an opcode pollverbs posts */
@@ -34,22 +36,30 @@ struct mlx5_op_desc {
 };
 
 static const struct mlx5_op_desc mlx5_op_tbl[16] = {
-	[PV_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, OPF_RADDR | OPF_INLINE },
+	[PV_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, OPF_COMMON | OPF_RADDR | OPF_INLINE },
 	[PV_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM,
-					OPF_RADDR | OPF_INLINE | OPF_IMM },
-	[PV_WR_SEND] = { MLX5_OPCODE_SEND, OPF_INLINE },
-	[PV_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, OPF_INLINE | OPF_IMM },
-	[PV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, OPF_RADDR },
-	[PV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, OPF_RADDR | OPF_ATOMIC },
-	[PV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, OPF_RADDR | OPF_ATOMIC },
+					OPF_COMMON | OPF_RADDR | OPF_INLINE | OPF_IMM },
+	[PV_WR_SEND] = { MLX5_OPCODE_SEND, OPF_COMMON | OPF_INLINE },
+	[PV_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, OPF_COMMON | OPF_INLINE | OPF_IMM },
+	[PV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, OPF_COMMON | OPF_RADDR },
+	[PV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS,
+				       OPF_COMMON | OPF_RADDR | OPF_ATOMIC },
+	[PV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA,
+					 OPF_COMMON | OPF_RADDR | OPF_ATOMIC },
+	[PV_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, OPF_COMMON | OPF_INLINE | OPF_INV },
+	/* UMR WQEs, built by mlx5_wqe_build_umr() */
+	[PV_WR_LOCAL_INV] = { MLX5_OPCODE_UMR, 0 },
+	[PV_WR_BIND_MW] = { MLX5_OPCODE_UMR, 0 },
+	/* the others: mlx5_opcode 0, not an opcode pollverbs posts */
 };
 
 #define MLX5_SEND_FLAGS_CTRL (PV_SEND_FENCE | PV_SEND_SIGNALED | PV_SEND_SOLICITED)
 
 uint32_t
-pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap)
+pv_mlx5_qp_max_wqe_size(const struct pv_qp_cap *cap, enum pv_qp_type qp_type)
 {
-	uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg);
+	uint32_t hdr = sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg) +
+		       (qp_type == PV_QPT_XRC_SEND ? sizeof(struct pv_mlx5_wqe_xrc_seg) : 0);
 	uint32_t sge = hdr + RTE_MAX(cap->max_send_sge, 1u) * sizeof(struct mlx5_wqe_data_seg);
 	uint32_t atomic = hdr + sizeof(struct mlx5_wqe_atomic_seg) +
 			  sizeof(struct mlx5_wqe_data_seg);
@@ -174,22 +184,31 @@ mlx5_wqe_raddr(uint8_t *seg, const struct pv_send_wr *wr)
  * cannot wrap, else the QP's scratch area). Called with a constant
  * @p opcode and @p flags from the post loop, each opcode gets its own
  * straight-line copy; the slow path calls it with the values of the table.
+ * @p tseg: bytes of the transport segment after the ctrl segment (an XRC
+ * INI QP's struct mlx5_wqe_xrc_seg naming the remote SRQ), 0 for RC.
  * @return WQEBBs the WQE occupies (its DS goes into the ctrl segment), or 0
  *         when @p wr is malformed.
  */
 static __rte_always_inline int
 mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
-	       uint32_t pi, const uint8_t opcode, const unsigned int flags, const bool inl16)
+	       uint32_t pi, const uint8_t opcode, const unsigned int flags, const bool inl16,
+	       const uint32_t tseg)
 {
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
 	unsigned int send_flags = wr->send_flags;
-	uint32_t hdr = 16;	/* bytes before the payload segment */
+	uint32_t hdr = 16 + tseg;	/* bytes before the payload segment */
 	uint32_t size;		/* bytes of the WQE */
 	int n;
 
+	if (tseg != 0) {
+		struct pv_mlx5_wqe_xrc_seg *x = (struct pv_mlx5_wqe_xrc_seg *)(wqe + 16);
+
+		x->xrc_srqn = rte_cpu_to_be_32(wr->qp_type.xrc.remote_srqn);
+		memset(x->rsvd, 0, sizeof(x->rsvd));
+	}
 	if (flags & OPF_ATOMIC) {
-		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)(wqe + 16);
-		struct mlx5_wqe_atomic_seg *aseg = (struct mlx5_wqe_atomic_seg *)(wqe + 32);
+		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)(wqe + hdr);
+		struct mlx5_wqe_atomic_seg *aseg = (struct mlx5_wqe_atomic_seg *)(wqe + hdr + 16);
 
 		r->raddr = rte_cpu_to_be_64(wr->wr.atomic.remote_addr);
 		r->rkey = rte_cpu_to_be_32(wr->wr.atomic.rkey);
@@ -204,10 +223,10 @@ mlx5_wqe_build(const struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t
 			aseg->swap_add = rte_cpu_to_be_64(wr->wr.atomic.compare_add);
 			aseg->compare = 0;
 		}
-		hdr = 48;
+		hdr += 32;
 	} else if (flags & OPF_RADDR) {
-		mlx5_wqe_raddr(wqe + 16, wr);
-		hdr = 32;
+		mlx5_wqe_raddr(wqe + hdr, wr);
+		hdr += 16;
 	}
 	size = hdr;
 	if ((flags & OPF_INLINE) && (send_flags & PV_SEND_INLINE)) {
@@ -259,6 +278,8 @@ ctrl:
 	memcpy(&ctrl->signature, &qp->ctrl_w1[send_flags & MLX5_SEND_FLAGS_CTRL], 8);
 	if (flags & OPF_IMM)
 		ctrl->imm = wr->imm_data;
+	else if (flags & OPF_INV)
+		ctrl->imm = rte_cpu_to_be_32(wr->invalidate_rkey);
 	/* holds by construction (QP sizes checked at creation, payloads
 	 * above); said so the caller's test for 0 drops off this path */
 	if (size > PV_MLX5_MAX_WQE_BB * MLX5_SEND_WQE_BB)
@@ -266,33 +287,198 @@ ctrl:
 	return (int)((size + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT);
 }
 
+#define MLX5_MW_ACCESS (PV_ACCESS_REMOTE_READ | PV_ACCESS_REMOTE_WRITE | \
+			PV_ACCESS_REMOTE_ATOMIC | PV_ACCESS_ZERO_BASED)
+
+/* Access rights of a window, in the mkey context's encoding. */
+static uint8_t
+mlx5_umr_access(unsigned int mw_access)
+{
+	uint8_t a = 0;
+
+	if (mw_access & PV_ACCESS_REMOTE_WRITE)
+		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE;
+	if (mw_access & PV_ACCESS_REMOTE_READ)
+		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ;
+	if (mw_access & PV_ACCESS_REMOTE_ATOMIC)
+		a |= MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC;
+	return a;
+}
+
+/*
+ * BIND_MW or LOCAL_INV as a UMR WQE, laid out as rdma-core's mlx5 provider
+ * does (set_bind_wr): the ctrl segment's imm names the mkey to change (the
+ * window's current rkey, or the rkey to invalidate); a UMR control segment
+ * says which mkey context fields change; the mkey context carries the new
+ * key's low byte (the tag), the QP a type 2 window is bound to, the rights
+ * and the range, or the free bit; one KLM points at the MR. A bind of
+ * length 0 (type 1 unbind) and LOCAL_INV free the window.
+ * @return WQEBBs, or 0 when @p wr is malformed.
+ */
+static int
+mlx5_wqe_build_umr(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint8_t *wqe,
+		   uint32_t pi)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
+	struct mlx5_wqe_umr_ctrl_seg *uc = (struct mlx5_wqe_umr_ctrl_seg *)(ctrl + 1);
+	struct mlx5_wqe_mkey_context_seg *mk = (struct mlx5_wqe_mkey_context_seg *)(uc + 1);
+	struct mlx5_wqe_umr_klm_seg *klm = (struct mlx5_wqe_umr_klm_seg *)(mk + 1);
+	const struct pv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+	bool bind = wr->opcode == PV_WR_BIND_MW;
+	enum pv_mw_type type = PV_MW_TYPE_2;
+	uint64_t length = 0;
+	uint32_t size, tag = 0, cur_key;
+	uint64_t mask;
+
+	if (bind) {
+		/* pv_post_send(): EINVAL for no window, a window or MR of
+		 * another context, rights a window cannot have */
+		if (wr->bind_mw.mw == NULL || wr->bind_mw.mw->context != qp->ibqp.context ||
+		    (bi->mr != NULL && bi->mr->context != qp->ibqp.context) ||
+		    (bi->mw_access_flags & ~MLX5_MW_ACCESS))
+			return 0;
+		type = wr->bind_mw.mw->type;
+		length = bi->length;
+		/* a KLM covers up to 2 GiB; a window needs an MR to point at */
+		if (length > (1ull << 31) || (length != 0 && bi->mr == NULL) ||
+		    (type == PV_MW_TYPE_2 && length == 0))
+			return 0;
+		cur_key = wr->bind_mw.mw->rkey;
+		tag = wr->bind_mw.rkey & 0xff;
+	} else {
+		cur_key = wr->invalidate_rkey;
+	}
+	memset(uc, 0, sizeof(*uc) + sizeof(*mk));
+	uc->flags = MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY;
+	if (type == PV_MW_TYPE_2)
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	/* type 1 windows and freed ones name no QP */
+	mk->qpn_mkey = rte_cpu_to_be_32(tag | ((type == PV_MW_TYPE_1 || length == 0) ?
+					       0xffffff00u : qp->qpn << 8));
+	size = sizeof(*ctrl) + sizeof(*uc) + sizeof(*mk);
+	if (length != 0) {
+		/* the KLM block in 16-byte octowords: one KLM padded to 64 */
+		uc->klm_octowords = rte_cpu_to_be_16(PV_MLX5_UMR_KLM_BYTES / 16);
+		if (type == PV_MW_TYPE_2)
+			uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN | MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+		mk->access_flags = mlx5_umr_access(bi->mw_access_flags);
+		mk->start_addr = (bi->mw_access_flags & PV_ACCESS_ZERO_BASED) ? 0 :
+				 rte_cpu_to_be_64(bi->addr);
+		mk->len = rte_cpu_to_be_64(length);
+		memset(klm, 0, PV_MLX5_UMR_KLM_BYTES);
+		klm->byte_count = rte_cpu_to_be_32((uint32_t)length);
+		klm->mkey = rte_cpu_to_be_32(bi->mr->lkey);
+		klm->address = rte_cpu_to_be_64(bi->addr);
+		size += PV_MLX5_UMR_KLM_BYTES;
+	} else {
+		if (type == PV_MW_TYPE_2)
+			uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
+		mk->free = MLX5_WQE_MKEY_CONTEXT_FREE;
+	}
+	uc->mkey_mask = rte_cpu_to_be_64(mask);
+	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((pi & 0xffff) << 8 | MLX5_OPCODE_UMR);
+	ctrl->qpn_ds = qp->qpn_be | rte_cpu_to_be_32(size >> 4);
+	memcpy(&ctrl->signature, &qp->ctrl_w1[wr->send_flags & MLX5_SEND_FLAGS_CTRL], 8);
+	ctrl->imm = rte_cpu_to_be_32(cur_key);
+	qp->sq_umr_op[pi & qp->sq_mask] = bind ? PV_WC_BIND_MW : PV_WC_LOCAL_INV;
+	qp->sq_umr_used = 1;
+	return (int)((size + MLX5_SEND_WQE_BB - 1) >> MLX5_SEND_WQE_SHIFT);
+}
+
+/* Copy a WQE built in the scratch area into the ring, WQEBB by WQEBB, wrapping. */
+static void
+mlx5_wqe_scratch_copy(struct pv_mlx5_qp *qp, uint32_t idx, int nbb)
+{
+	int i;
+
+	for (i = 0; i < nbb; i++)
+		memcpy(qp->sq_buf + (((idx + i) & qp->sq_mask) << MLX5_SEND_WQE_SHIFT),
+		       qp->scratch + (i << MLX5_SEND_WQE_SHIFT), MLX5_SEND_WQE_BB);
+}
+
+/* Poison the post loop's budget and the slow path's opcode test, or not. */
+static void
+mlx5_sq_fence_set(struct pv_mlx5_qp *qp, bool pending)
+{
+	qp->sq_fence = pending;
+	qp->sq_room = pending ? PV_MLX5_SQ_ROOM_FENCE : qp->sq_room_max;
+	qp->sq_common = pending || qp->tseg != 0 ? 0 : OPF_COMMON;
+}
+
+/*
+ * What mlx5_wqe_build_slow() leaves out: opcodes the data path does not
+ * build, UMR WQEs (larger than the QP's other WQEs: room checked for their
+ * size) and the WQE after a UMR, which starts only once the UMR is done
+ * (the small fence, as rdma-core's mlx5 puts it, unless it asked for the
+ * full one): a WR that uses the new rkey, or sends it, must not overtake
+ * the bind. While that fence is pending (sq_fence), sq_room is poisoned so
+ * the post loop brings every WR here, and sq_common is 0. Also every slow
+ * WR of an XRC INI QP (sq_common 0 for good): its XRC segment.
+ */
+static __rte_noinline int
+mlx5_wqe_build_rare(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi,
+		    const struct mlx5_op_desc *op)
+{
+	const bool umr = op->mlx5_opcode == MLX5_OPCODE_UMR;
+	const uint32_t bb = umr ? PV_MLX5_UMR_WQE_BYTES >> MLX5_SEND_WQE_SHIFT : qp->max_wqe_bb;
+	uint32_t idx = pi & qp->sq_mask;
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	uint8_t *wqe;
+	int nbb;
+
+	if (op->mlx5_opcode == 0)
+		return 0;
+	if (pi - qp->sq_ci + bb > qp->sq_cnt)
+		return -ENOMEM;
+	wqe = idx + bb <= qp->sq_cnt ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
+	nbb = umr ? mlx5_wqe_build_umr(qp, wr, wqe, pi) :
+		    mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false, qp->tseg);
+	if (nbb == 0)
+		return 0;
+	if (qp->sq_fence) {
+		ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
+		if (!(ctrl->fm_ce_se & MLX5_WQE_CTRL_FENCE))
+			ctrl->fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+		mlx5_sq_fence_set(qp, false);
+	}
+	if (umr)
+		mlx5_sq_fence_set(qp, true);
+	if (wqe == qp->scratch)
+		mlx5_wqe_scratch_copy(qp, idx, nbb);
+	return nbb;
+}
+
 /*
  * Slow path of one WR: an atomic, a WQE that may cross the end of the ring
  * (built in the scratch area, then copied WQEBB by WQEBB, wrapping), or a
- * full queue. @return its WQEBBs, 0 when malformed, -ENOMEM when full.
+ * full queue; the rest in mlx5_wqe_build_rare(). @return its WQEBBs, 0
+ * when malformed, -ENOMEM when full.
  */
 static __rte_noinline int
 mlx5_wqe_build_slow(struct pv_mlx5_qp *qp, const struct pv_send_wr *wr, uint32_t pi)
 {
 	const struct mlx5_op_desc *op;
-	uint32_t idx = pi & qp->sq_mask, i;
+	uint32_t idx = pi & qp->sq_mask;
 	uint8_t *wqe;
 	int nbb;
 
 	if ((unsigned int)wr->opcode >= RTE_DIM(mlx5_op_tbl))
 		return 0;
 	op = &mlx5_op_tbl[wr->opcode];
-	if (op->mlx5_opcode == 0)
-		return 0;
-	if (pi - qp->sq_ci > qp->sq_room)
+	if (unlikely(!(op->flags & qp->sq_common)))
+		return mlx5_wqe_build_rare(qp, wr, pi, op);
+	if (pi - qp->sq_ci > qp->sq_room_max)
 		return -ENOMEM;
-	wqe = idx <= qp->sq_room ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
-	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false);
-	if (nbb == 0 || wqe != qp->scratch)
-		return nbb;
-	for (i = 0; i < (uint32_t)nbb; i++)
-		memcpy(qp->sq_buf + (((idx + i) & qp->sq_mask) << MLX5_SEND_WQE_SHIFT),
-		       qp->scratch + (i << MLX5_SEND_WQE_SHIFT), MLX5_SEND_WQE_BB);
+	wqe = idx <= qp->sq_room_max ? qp->sq_buf + (idx << MLX5_SEND_WQE_SHIFT) : qp->scratch;
+	nbb = mlx5_wqe_build(qp, wr, wqe, pi, op->mlx5_opcode, op->flags, false, 0);
+	if (nbb != 0 && wqe == qp->scratch)
+		mlx5_wqe_scratch_copy(qp, idx, nbb);
 	return nbb;
 }
 
@@ -362,7 +548,7 @@ mlx5_sq_ring(struct pv_mlx5_qp *qp, uint32_t pi, uint32_t last_idx, uint32_t las
  */
 static __rte_always_inline int
 mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr,
-		      const bool use_bf, const bool inl16)
+		      const bool use_bf, const bool inl16, const uint32_t tseg)
 {
 	struct pv_mlx5_qp *qp = pv_mlx5_qp(ibqp);
 	uint64_t *const sq_wrid = qp->sq_wrid;
@@ -385,19 +571,19 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 		if (likely(budget >= 0)) {
 			if (likely(opcode == PV_WR_RDMA_WRITE))
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE,
-						    OPF_RADDR | OPF_INLINE, inl16);
+						    OPF_RADDR | OPF_INLINE, inl16, tseg);
 			else if (opcode == PV_WR_SEND)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND,
-						    OPF_INLINE, inl16);
+						    OPF_INLINE, inl16, tseg);
 			else if (opcode == PV_WR_RDMA_WRITE_WITH_IMM)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_WRITE_IMM,
-						    OPF_RADDR | OPF_INLINE | OPF_IMM, inl16);
+						    OPF_RADDR | OPF_INLINE | OPF_IMM, inl16, tseg);
 			else if (opcode == PV_WR_SEND_WITH_IMM)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_SEND_IMM,
-						    OPF_INLINE | OPF_IMM, inl16);
+						    OPF_INLINE | OPF_IMM, inl16, tseg);
 			else if (opcode == PV_WR_RDMA_READ)
 				n = mlx5_wqe_build(qp, wr, wqe, pi, MLX5_OPCODE_RDMA_READ,
-						    OPF_RADDR, inl16);
+						    OPF_RADDR, inl16, tseg);
 			/* atomics and unknown opcodes: slow path */
 		}
 		if (unlikely(n <= 0)) {
@@ -441,25 +627,40 @@ mlx5_post_send_common(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_
 static int
 mlx5_post_send_bf(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, true, false);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, false, 0);
 }
 
 static int
 mlx5_post_send_bf_inl16(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, true, true);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, true, 0);
 }
 
 static int
 mlx5_post_send_db(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, false, false);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, false, 0);
 }
 
 static int
 mlx5_post_send_db_inl16(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
 {
-	return mlx5_post_send_common(ibqp, wr, bad_wr, false, true);
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, true, 0);
+}
+
+/* XRC INI QPs: the XRC segment after the ctrl segment. */
+static int
+mlx5_post_send_xrc_bf(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return mlx5_post_send_common(ibqp, wr, bad_wr, true, false,
+				     sizeof(struct pv_mlx5_wqe_xrc_seg));
+}
+
+static int
+mlx5_post_send_xrc_db(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **bad_wr)
+{
+	return mlx5_post_send_common(ibqp, wr, bad_wr, false, false,
+				     sizeof(struct pv_mlx5_wqe_xrc_seg));
 }
 
 static int
@@ -557,6 +758,8 @@ MLX5_POST_SEND_MT(mlx5_post_send_bf)
 MLX5_POST_SEND_MT(mlx5_post_send_bf_inl16)
 MLX5_POST_SEND_MT(mlx5_post_send_db)
 MLX5_POST_SEND_MT(mlx5_post_send_db_inl16)
+MLX5_POST_SEND_MT(mlx5_post_send_xrc_bf)
+MLX5_POST_SEND_MT(mlx5_post_send_xrc_db)
 
 /* [locked][BlueFlame][inline of 16 bytes or more] */
 static const pv_post_send_fn mlx5_post_send_fns[2][2][2] = {
@@ -564,6 +767,12 @@ static const pv_post_send_fn mlx5_post_send_fns[2][2][2] = {
 	  { mlx5_post_send_bf, mlx5_post_send_bf_inl16 } },
 	{ { mlx5_post_send_db_mt, mlx5_post_send_db_inl16_mt },
 	  { mlx5_post_send_bf_mt, mlx5_post_send_bf_inl16_mt } },
+};
+
+/* XRC INI QPs: [locked][BlueFlame] */
+static const pv_post_send_fn mlx5_post_send_xrc_fns[2][2] = {
+	{ mlx5_post_send_xrc_db, mlx5_post_send_xrc_bf },
+	{ mlx5_post_send_xrc_db_mt, mlx5_post_send_xrc_bf_mt },
 };
 
 static int
@@ -590,7 +799,7 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 			 qpn, dv->sq.wqe_cnt, dv->sq.stride);
 		return -EINVAL;
 	}
-	max_bb = (pv_mlx5_qp_max_wqe_size(&attr->cap) + MLX5_SEND_WQE_BB - 1) >>
+	max_bb = (pv_mlx5_qp_max_wqe_size(&attr->cap, attr->qp_type) + MLX5_SEND_WQE_BB - 1) >>
 		 MLX5_SEND_WQE_SHIFT;
 	if (max_bb > PV_MLX5_MAX_WQE_BB || max_bb > dv->sq.wqe_cnt) {
 		MLX5_LOG(ERR, "qp 0x%x: wqe of %u wqebbs does not fit a %u-wqebb queue",
@@ -612,10 +821,12 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 				  RTE_CACHE_LINE_SIZE);
 	qp->scratch = rte_zmalloc("pv_mlx5_scratch", PV_MLX5_MAX_WQE_BB * MLX5_SEND_WQE_BB,
 				  RTE_CACHE_LINE_SIZE);
+	qp->sq_umr_op = rte_zmalloc("pv_mlx5_sq_umr_op", dv->sq.wqe_cnt, RTE_CACHE_LINE_SIZE);
 	qp->rq_wrid = dv->rq.wqe_cnt == 0 ? NULL :
 		      rte_zmalloc("pv_mlx5_rq_wrid", dv->rq.wqe_cnt * sizeof(uint64_t),
 				  RTE_CACHE_LINE_SIZE);
 	if (qp->sq_wrid == NULL || qp->sq_next == NULL || qp->scratch == NULL ||
+	    qp->sq_umr_op == NULL ||
 	    (dv->rq.wqe_cnt != 0 && qp->rq_wrid == NULL)) {
 		MLX5_LOG(ERR, "qp 0x%x: no memory for queue bookkeeping", qpn);
 		pv_mlx5_qp_dp_fini(qp);
@@ -627,7 +838,7 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->sq_cnt = dv->sq.wqe_cnt;
 	qp->sq_mask = dv->sq.wqe_cnt - 1;
 	qp->max_wqe_bb = max_bb;
-	qp->sq_room = dv->sq.wqe_cnt - max_bb;
+	qp->sq_room_max = dv->sq.wqe_cnt - max_bb;
 	qp->qpn_be = rte_cpu_to_be_32(qpn << 8);
 	qp->qpn_cqe = rte_cpu_to_be_32(qpn);
 	qp->max_inline = attr->cap.max_inline_data;
@@ -647,6 +858,7 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	qp->rq_dbrec = &dv->dbrec[MLX5_RCV_DBR];
 	qp->srq = attr->srq != NULL ? pv_mlx5_srq(attr->srq) : NULL;
 	qp->recv_retire = qp->srq != NULL ? pv_mlx5_srq_recv_retire : pv_mlx5_rq_recv_retire;
+	qp->tseg = attr->qp_type == PV_QPT_XRC_SEND ? sizeof(struct pv_mlx5_wqe_xrc_seg) : 0;
 	pv_mlx5_qp_dp_reset(qp);
 
 	qp->ibqp.qp_num = qpn;
@@ -655,17 +867,52 @@ pv_mlx5_qp_dp_init(struct pv_mlx5_qp *qp, const struct mlx5dv_qp *dv, uint32_t q
 	rte_spinlock_init(&qp->sq_lock);
 	rte_spinlock_init(&qp->rq_lock);
 	locked = !qp->td_lockless && !qp->ctx->single_threaded;
-	qp->ibqp.fp_post_send = mlx5_post_send_fns[locked][qp->bf_size != 0][qp->max_inline >= 16];
+	if (qp->tseg != 0)
+		qp->ibqp.fp_post_send = mlx5_post_send_xrc_fns[locked][qp->bf_size != 0];
+	else
+		qp->ibqp.fp_post_send =
+			mlx5_post_send_fns[locked][qp->bf_size != 0][qp->max_inline >= 16];
 	qp->ibqp.fp_post_recv = locked ? mlx5_post_recv_mt : mlx5_post_recv;
 	qp->ctx->nb_queues++;
 	return 0;
 }
 
+static int
+mlx5_post_send_none(struct pv_qp *ibqp __rte_unused, struct pv_send_wr *wr,
+		    struct pv_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EINVAL;
+}
+
+static int
+mlx5_post_recv_none(struct pv_qp *ibqp __rte_unused, struct pv_recv_wr *wr,
+		    struct pv_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EINVAL;
+}
+
+void
+pv_mlx5_qp_dp_init_tgt(struct pv_mlx5_qp *qp, uint32_t qpn)
+{
+	qp->qpn = qpn;
+	qp->qpn_be = rte_cpu_to_be_32(qpn << 8);
+	qp->qpn_cqe = rte_cpu_to_be_32(qpn);
+	qp->ibqp.qp_num = qpn;
+	qp->ibqp.fp_post_send = mlx5_post_send_none;
+	qp->ibqp.fp_post_recv = mlx5_post_recv_none;
+	qp->ctx->nb_queues++;
+}
+
 void
 pv_mlx5_qp_dp_reset(struct pv_mlx5_qp *qp)
 {
+	if (qp->sq_dbrec == NULL)
+		return;		/* an XRC TGT QP: no queues */
 	qp->sq_pi = 0;
 	qp->sq_ci = 0;
+	mlx5_sq_fence_set(qp, false);
 	qp->rq_head = 0;
 	qp->rq_tail = 0;
 	qp->bf_off = 0;
@@ -684,7 +931,9 @@ pv_mlx5_qp_dp_fini(struct pv_mlx5_qp *qp)
 	rte_free(qp->sq_wrid);
 	rte_free(qp->sq_next);
 	rte_free(qp->scratch);
+	rte_free(qp->sq_umr_op);
 	rte_free(qp->rq_wrid);
+	qp->sq_umr_op = NULL;
 	qp->sq_wrid = NULL;
 	qp->sq_next = NULL;
 	qp->scratch = NULL;

@@ -172,3 +172,37 @@ pv_mlx5_srq_dp_fini(struct pv_mlx5_srq *srq)
 	rte_free(srq->wrid);
 	srq->wrid = NULL;
 }
+
+int
+pv_mlx5_srq_xrc_init(struct pv_mlx5_srq *srq)
+{
+	struct pv_mlx5_qp *v;
+	int ret;
+
+	v = rte_zmalloc("pv_mlx5_xrc_recv", sizeof(*v), RTE_CACHE_LINE_SIZE);
+	if (v == NULL)
+		return -ENOMEM;
+	/* no CQE's QPN is this one: never the CQ's last_qp */
+	v->qpn = pv_mlx5_qp_none.qpn;
+	v->qpn_cqe = pv_mlx5_qp_none.qpn_cqe;
+	v->srq = srq;
+	v->recv_retire = pv_mlx5_srq_recv_retire;
+	v->ctx = srq->ctx;
+	ret = pv_mlx5_xsrqt_insert(srq->ctx, srq->srqn, v);
+	if (ret != 0) {
+		rte_free(v);
+		return ret;
+	}
+	srq->xrc_recv = v;
+	return 0;
+}
+
+void
+pv_mlx5_srq_xrc_fini(struct pv_mlx5_srq *srq)
+{
+	if (srq->xrc_recv == NULL)
+		return;
+	pv_mlx5_xsrqt_remove(srq->ctx, srq->srqn);
+	rte_free(srq->xrc_recv);
+	srq->xrc_recv = NULL;
+}

@@ -293,7 +293,7 @@ test_post_errors(void)
 	wr[0].next = &wr[1];
 
 	/* unknown or unsupported opcode */
-	wr[1].opcode = PV_WR_LOCAL_INV;
+	wr[1].opcode = PV_WR_TSO;
 	bad = NULL;
 	CU_ASSERT_EQUAL(pv_post_send(p.a, wr, &bad), EINVAL);
 	CU_ASSERT_PTR_EQUAL(bad, &wr[1]);

@@ -61,6 +61,8 @@ main(void)
 		&ut_suite_mlx5_qp,
 		&ut_suite_mlx5_cq,
 		&ut_suite_mlx5_srq,
+		&ut_suite_mlx5_mw,
+		&ut_suite_mlx5_xrc,
 		&ut_suite_mlx5_model,	/* last: the model's own, not on a ConnectX */
 	};
 	int ret;
