@@ -29,11 +29,6 @@ HEADERS = [os.path.join(REPO, "lib", "verbs", h) for h in ("pv_verbs.h", "pv_ver
 # verbs answered with EOPNOTSUPP (after argument checks) by every driver
 NONE = {
     "advise_mr": "ODP only; no driver has ODP",
-    "alloc_dm": "no device memory (max_dm_size 0)",
-    "free_dm": "no device memory",
-    "memcpy_to_dm": "no device memory",
-    "memcpy_from_dm": "no device memory",
-    "reg_dm_mr": "no device memory",
     "alloc_null_mr": "not implemented",
     "query_ece": "no ECE",
     "set_ece": "no ECE",
@@ -67,6 +62,8 @@ OP_BACKED = {
     "wr_bind_mw": "alloc_mw",
     "open_xrcd": "open_xrcd", "close_xrcd": "open_xrcd", "get_srq_num": "get_srq_num",
     "rereg_mr": "rereg_mr",
+    "alloc_dm": "alloc_dm", "free_dm": "alloc_dm", "memcpy_to_dm": "alloc_dm",
+    "memcpy_from_dm": "alloc_dm", "reg_dm_mr": "alloc_dm",
     "reg_mr_iova": "reg_mr_iova", "reg_mr_iova2": "reg_mr_iova",
     "create_srq": "create_srq", "modify_srq": "create_srq", "query_srq": "create_srq",
     "destroy_srq": "create_srq", "post_srq_recv": "create_srq",
@@ -98,6 +95,10 @@ def driver_ops(path, table):
 
 # notes for verbs implemented on both
 NOTES = {
+    "alloc_dm": "mlx5: rdma-core's MEMIC on a ConnectX (not run here); softroce: max_dm_size 0",
+    "reg_dm_mr": "mlx5 on a ConnectX only",
+    "rereg_mr": "softroce in place, keys kept; mlx5 through rdma-core (keys may change)",
+    "reg_mr_iova2": "mlx5 through rdma-core",
     "create_qp": "softroce RC/UC/UD; mlx5 RC only (XRC through create_qp_ex)",
     "create_ah": "mlx5: no UD",
     "create_qp_ex": "adds XRC INI/TGT; TSO, RSS, creation flags: EOPNOTSUPP",

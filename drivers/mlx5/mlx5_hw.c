@@ -463,9 +463,10 @@ hw_pd_dealloc(struct pv_pd *ibpd)
 /*
  * Extended capabilities from rdma-core. Features whose verbs pollverbs'
  * mlx5 driver answers with EOPNOTSUPP (TSO, RSS and WQs, packet pacing,
- * raw packet offloads, tag matching, device memory, completion
+ * raw packet offloads, tag matching, CQ moderation, completion
  * timestamps) are reported as absent, as max_srq_wr is clamped to what
- * the data path handles; lib/verbs clears the ODP caps.
+ * the data path handles; lib/verbs clears the ODP caps. Device memory is
+ * rdma-core's (max_dm_size).
  */
 static int
 hw_query_device_ex(struct pv_context *ibctx, struct pv_device_attr_ex *attr)
@@ -482,8 +483,7 @@ hw_query_device_ex(struct pv_context *ibctx, struct pv_device_attr_ex *attr)
 	attr->hca_core_clock = a.hca_core_clock;
 	attr->device_cap_flags_ex = (a.device_cap_flags_ex & ~0xffffffffull) |
 				    attr->orig_attr.device_cap_flags;
-	attr->cq_mod_caps.max_cq_count = a.cq_mod_caps.max_cq_count;
-	attr->cq_mod_caps.max_cq_period = a.cq_mod_caps.max_cq_period;
+	attr->max_dm_size = a.max_dm_size;	/* pv_alloc_dm() through rdma-core */
 	attr->pci_atomic_caps.fetch_add = a.pci_atomic_caps.fetch_add;
 	attr->pci_atomic_caps.swap = a.pci_atomic_caps.swap;
 	attr->pci_atomic_caps.compare_swap = a.pci_atomic_caps.compare_swap;
@@ -492,8 +492,12 @@ hw_query_device_ex(struct pv_context *ibctx, struct pv_device_attr_ex *attr)
 	return 0;
 }
 
+/*
+ * reg_mr_iova op (and reg_mr, iova == addr): rdma-core registers, the
+ * device translates the IOVA the WQEs carry (ibv_reg_mr_iova2(3)).
+ */
 static struct pv_mr *
-hw_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
+hw_mr_reg_iova(struct pv_pd *ibpd, void *addr, size_t length, uint64_t iova, int access)
 {
 	struct pv_mlx5_mr *mr = rte_zmalloc("pv_mlx5_mr", sizeof(*mr), 0);
 	int ret;
@@ -503,7 +507,8 @@ hw_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 		return NULL;
 	}
 	/* pv_access_flags have the values of ibv_access_flags */
-	mr->ibv = ibv_reg_mr(pv_mlx5_pd(ibpd)->ibv, addr, length, access);
+	mr->ibv = ibv_reg_mr_iova2(pv_mlx5_pd(ibpd)->ibv, addr, length, iova,
+				   (unsigned int)access);
 	if (mr->ibv == NULL) {
 		ret = errno ? errno : ENOMEM;
 		MLX5_LOG(ERR, "ibv_reg_mr(%p, %zu bytes): %s", addr, length, strerror(ret));
@@ -520,6 +525,114 @@ hw_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
 	mr->ibmr.lkey = mr->ibv->lkey;
 	mr->ibmr.rkey = mr->ibv->rkey;
 	mr->ibmr.access = access;
+	return &mr->ibmr;
+}
+
+static struct pv_mr *
+hw_mr_reg(struct pv_pd *ibpd, void *addr, size_t length, int access)
+{
+	return hw_mr_reg_iova(ibpd, addr, length, (uintptr_t)addr, access);
+}
+
+/* rereg_mr op: rdma-core re-registers in place; the keys may change */
+static int
+hw_mr_rereg(struct pv_mr *ibmr, int flags, struct pv_pd *ibpd, void *addr, size_t length,
+	    int access)
+{
+	struct pv_mlx5_mr *mr = pv_mlx5_mr(ibmr);
+	int ret;
+
+	/* pv_rereg_mr_flags have the values of ibv_rereg_mr_flags */
+	ret = ibv_rereg_mr(mr->ibv, flags,
+			   (flags & PV_REREG_MR_CHANGE_PD) ? pv_mlx5_pd(ibpd)->ibv : NULL,
+			   addr, length, access);
+	if (ret != 0) {
+		MLX5_LOG(ERR, "ibv_rereg_mr: %d (errno %s)", ret, strerror(errno));
+		return errno != 0 ? errno : EIO;
+	}
+	mr->ibmr.lkey = mr->ibv->lkey;
+	mr->ibmr.rkey = mr->ibv->rkey;
+	return 0;
+}
+
+/* device memory through rdma-core (ibv_alloc_dm(3)): MEMIC on the NIC */
+static int
+hw_dm_to(struct pv_dm *ibdm, uint64_t dm_offset, const void *host_addr, size_t length)
+{
+	return ibv_memcpy_to_dm(container_of(ibdm, struct pv_mlx5_dm, ibdm)->ibv, dm_offset,
+				host_addr, length);
+}
+
+static int
+hw_dm_from(void *host_addr, struct pv_dm *ibdm, uint64_t dm_offset, size_t length)
+{
+	return ibv_memcpy_from_dm(host_addr, container_of(ibdm, struct pv_mlx5_dm, ibdm)->ibv,
+				  dm_offset, length);
+}
+
+static struct pv_dm *
+hw_dm_alloc(struct pv_context *ibctx, struct pv_alloc_dm_attr *attr)
+{
+	struct ibv_alloc_dm_attr a = {
+		.length = attr->length,
+		.log_align_req = attr->log_align_req,
+		.comp_mask = attr->comp_mask,
+	};
+	struct pv_mlx5_dm *dm = rte_zmalloc("pv_mlx5_dm", sizeof(*dm), 0);
+	int ret;
+
+	if (dm == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	dm->ibv = ibv_alloc_dm(pv_mlx5_ctx(ibctx)->ibv, &a);
+	if (dm->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "ibv_alloc_dm(%zu bytes): %s", attr->length, strerror(ret));
+		rte_free(dm);
+		errno = ret;
+		return NULL;
+	}
+	dm->ibdm.memcpy_to_dm = hw_dm_to;
+	dm->ibdm.memcpy_from_dm = hw_dm_from;
+	return &dm->ibdm;
+}
+
+static int
+hw_dm_free(struct pv_dm *ibdm)
+{
+	struct pv_mlx5_dm *dm = container_of(ibdm, struct pv_mlx5_dm, ibdm);
+	int ret = ibv_free_dm(dm->ibv);
+
+	if (ret != 0)
+		return ret;
+	rte_free(dm);
+	return 0;
+}
+
+static struct pv_mr *
+hw_dm_mr_reg(struct pv_pd *ibpd, struct pv_dm *ibdm, uint64_t dm_offset, size_t length,
+	     unsigned int access)
+{
+	struct pv_mlx5_mr *mr = rte_zmalloc("pv_mlx5_mr", sizeof(*mr), 0);
+	int ret;
+
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->ibv = ibv_reg_dm_mr(pv_mlx5_pd(ibpd)->ibv,
+				container_of(ibdm, struct pv_mlx5_dm, ibdm)->ibv, dm_offset,
+				length, access);
+	if (mr->ibv == NULL) {
+		ret = errno ? errno : ENOMEM;
+		MLX5_LOG(ERR, "ibv_reg_dm_mr(%zu bytes): %s", length, strerror(ret));
+		rte_free(mr);
+		errno = ret;
+		return NULL;
+	}
+	mr->ibmr.lkey = mr->ibv->lkey;
+	mr->ibmr.rkey = mr->ibv->rkey;
 	return &mr->ibmr;
 }
 
@@ -1171,7 +1284,12 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.alloc_pd = hw_pd_alloc,
 	.dealloc_pd = hw_pd_dealloc,
 	.reg_mr = hw_mr_reg,
+	.reg_mr_iova = hw_mr_reg_iova,
+	.rereg_mr = hw_mr_rereg,
 	.dereg_mr = hw_mr_dereg,
+	.alloc_dm = hw_dm_alloc,
+	.free_dm = hw_dm_free,
+	.reg_dm_mr = hw_dm_mr_reg,
 	.create_cq = hw_cq_create,
 	.destroy_cq = hw_cq_destroy,
 	.create_srq = hw_srq_create,

@@ -135,6 +135,12 @@ struct pv_mlx5_mr {
 	uint32_t mdl_index;			/**< model key table slot */
 };
 
+/** Device memory (MEMIC), hw only: rdma-core's object behind the public one. */
+struct pv_mlx5_dm {
+	struct pv_dm ibdm;
+	struct ibv_dm *ibv;
+};
+
 /** A memory window: a key bound to part of an MR by a UMR WQE. */
 struct pv_mlx5_mw {
 	struct pv_mw ibmw;

@@ -107,12 +107,23 @@ struct pv_driver_ops {
 	/**
 	 * pv_rereg_mr(): lib/verbs checked @p flags (PV_REREG_MR_CHANGE_*),
 	 * the access bits and the new PD; the op changes what @p flags say
-	 * in place (the keys stay), lib/verbs then updates the public fields.
+	 * in place and sets mr->lkey/rkey if they change (softroce keeps them,
+	 * rdma-core's mlx5 may not), lib/verbs then updates the other fields.
 	 * 0 or a positive errno (EBUSY windows are bound). Default: EOPNOTSUPP.
 	 */
 	int (*rereg_mr)(struct pv_mr *mr, int flags, struct pv_pd *pd, void *addr,
 			size_t length, int access);
 	int (*dereg_mr)(struct pv_mr *mr);
+	/**
+	 * Device memory (ibv_alloc_dm(3)): lib/verbs checked the arguments;
+	 * the op sets dm->memcpy_to_dm / memcpy_from_dm. Default: NULL with
+	 * errno EOPNOTSUPP (max_dm_size 0).
+	 */
+	struct pv_dm *(*alloc_dm)(struct pv_context *context, struct pv_alloc_dm_attr *attr);
+	int (*free_dm)(struct pv_dm *dm);
+	/** ibv_reg_dm_mr(3): an MR over [dm_offset, + length) of @p dm, zero based. */
+	struct pv_mr *(*reg_dm_mr)(struct pv_pd *pd, struct pv_dm *dm, uint64_t dm_offset,
+				   size_t length, unsigned int access);
 	struct pv_ah *(*create_ah)(struct pv_pd *pd, struct pv_ah_attr *attr);
 	int (*destroy_ah)(struct pv_ah *ah);
 

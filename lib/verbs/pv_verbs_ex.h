@@ -933,13 +933,19 @@ struct pv_dm {
 
 /**
  * Allocate device memory (ibv_alloc_dm(3)).
+ * On mlx5 (a ConnectX) rdma-core's MEMIC; softroce and the mlx5 device
+ * model have none (max_dm_size 0).
  * @return NULL with errno: EINVAL NULL argument, length 0 or unknown
- *         comp_mask; EOPNOTSUPP the device has no device memory (every
- *         pollverbs device today: max_dm_size 0).
+ *         comp_mask; EOPNOTSUPP the device has no device memory; the
+ *         driver's (ENOMEM above max_dm_size).
  */
 PV_EXPORT struct pv_dm *pv_alloc_dm(struct pv_context *context, struct pv_alloc_dm_attr *attr);
 
-/** Free device memory (ibv_free_dm(3)): EINVAL NULL @p dm, else EOPNOTSUPP (none exists). */
+/**
+ * Free device memory (ibv_free_dm(3)).
+ * @return 0, or a positive errno: EINVAL NULL @p dm; the driver's (EBUSY an
+ *         MR uses it).
+ */
 PV_EXPORT int pv_free_dm(struct pv_dm *dm);
 
 /** Copy host memory into device memory (ibv_memcpy_to_dm(3)); 0 or errno. */
@@ -959,8 +965,8 @@ pv_memcpy_from_dm(void *host_addr, struct pv_dm *dm, uint64_t dm_offset, size_t 
 /**
  * Register device memory as an MR (ibv_reg_dm_mr(3)); access must include
  * PV_ACCESS_ZERO_BASED.
- * @return NULL with errno: EINVAL NULL argument or no ZERO_BASED;
- *         EOPNOTSUPP (no device memory).
+ * @return NULL with errno: EINVAL NULL argument, length 0, no ZERO_BASED or
+ *         objects of two contexts; EOPNOTSUPP no device memory; the driver's.
  */
 PV_EXPORT struct pv_mr *pv_reg_dm_mr(struct pv_pd *pd, struct pv_dm *dm, uint64_t dm_offset,
 				     size_t length, unsigned int access);

@@ -169,27 +169,56 @@ pv_alloc_null_mr(struct pv_pd *pd)
 struct pv_dm *
 pv_alloc_dm(struct pv_context *context, struct pv_alloc_dm_attr *attr)
 {
+	struct pv_dm *dm;
+
 	if (context == NULL || attr == NULL || attr->length == 0 ||
 	    (attr->comp_mask & ~VERBS_DM_ATTR_KNOWN))
 		return verbs_err_ptr(EINVAL);
-	/* max_dm_size is 0 on every pollverbs device */
-	return verbs_err_ptr(EOPNOTSUPP);
+	/* softroce and the mlx5 model: no op, max_dm_size 0 (EOPNOTSUPP) */
+	dm = verbs_ops(context)->alloc_dm(context, attr);
+	if (dm == NULL)
+		return NULL;
+	dm->context = context;
+	dm->handle = verbs_handle_next(context);
+	verbs_ref_get(&context->usecnt);
+	return dm;
 }
 
 int
 pv_free_dm(struct pv_dm *dm)
 {
-	/* pv_alloc_dm() never returns one: any non-NULL dm is not ours */
-	return dm == NULL ? EINVAL : EOPNOTSUPP;
+	struct pv_context *ctx;
+	int ret;
+
+	if (dm == NULL)
+		return EINVAL;
+	ctx = dm->context;
+	ret = verbs_ops(ctx)->free_dm(dm);
+	if (ret == 0)
+		verbs_ref_put(&ctx->usecnt);
+	return ret;
 }
 
 struct pv_mr *
-pv_reg_dm_mr(struct pv_pd *pd, struct pv_dm *dm, uint64_t dm_offset __rte_unused,
-	     size_t length __rte_unused, unsigned int access)
+pv_reg_dm_mr(struct pv_pd *pd, struct pv_dm *dm, uint64_t dm_offset, size_t length,
+	     unsigned int access)
 {
-	if (pd == NULL || dm == NULL || !(access & PV_ACCESS_ZERO_BASED))
+	struct pv_mr *mr;
+
+	if (pd == NULL || dm == NULL || length == 0 || !(access & PV_ACCESS_ZERO_BASED) ||
+	    dm->context != pd->context)
 		return verbs_err_ptr(EINVAL);
-	return verbs_err_ptr(EOPNOTSUPP);
+	mr = verbs_ops(pd->context)->reg_dm_mr(pd, dm, dm_offset, length, access);
+	if (mr == NULL)
+		return NULL;
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = NULL;	/* zero based: WRs address it from 0 */
+	mr->length = length;
+	mr->handle = verbs_handle_next(pd->context);
+	mr->access = access;
+	verbs_ref_get(&pd->usecnt);
+	return mr;
 }
 
 int

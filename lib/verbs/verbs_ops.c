@@ -92,6 +92,26 @@ stub_rereg_mr(struct pv_mr *mr __rte_unused, int flags __rte_unused,
 	return EOPNOTSUPP;
 }
 
+static struct pv_dm *
+stub_alloc_dm(struct pv_context *context __rte_unused, struct pv_alloc_dm_attr *attr __rte_unused)
+{
+	return verbs_err_ptr(EOPNOTSUPP);
+}
+
+static int
+stub_free_dm(struct pv_dm *dm __rte_unused)
+{
+	return EOPNOTSUPP;
+}
+
+static struct pv_mr *
+stub_reg_dm_mr(struct pv_pd *pd __rte_unused, struct pv_dm *dm __rte_unused,
+	       uint64_t dm_offset __rte_unused, size_t length __rte_unused,
+	       unsigned int access __rte_unused)
+{
+	return verbs_err_ptr(EOPNOTSUPP);
+}
+
 static int
 stub_dereg_mr(struct pv_mr *mr __rte_unused)
 {
@@ -263,6 +283,9 @@ static const struct pv_driver_ops verbs_stub_ops = {
 	.reg_mr_iova = pv_verbs_default_reg_mr_iova,
 	.rereg_mr = stub_rereg_mr,
 	.dereg_mr = stub_dereg_mr,
+	.alloc_dm = stub_alloc_dm,
+	.free_dm = stub_free_dm,
+	.reg_dm_mr = stub_reg_dm_mr,
 	.create_ah = stub_create_ah,
 	.destroy_ah = stub_destroy_ah,
 	.create_cq = stub_create_cq,
@@ -313,6 +336,9 @@ verbs_ops_fill(struct pv_driver_ops *full, const struct pv_driver_ops *drv)
 	VERBS_OP_FILL(full, drv, reg_mr_iova);
 	VERBS_OP_FILL(full, drv, rereg_mr);
 	VERBS_OP_FILL(full, drv, dereg_mr);
+	VERBS_OP_FILL(full, drv, alloc_dm);
+	VERBS_OP_FILL(full, drv, free_dm);
+	VERBS_OP_FILL(full, drv, reg_dm_mr);
 	VERBS_OP_FILL(full, drv, create_ah);
 	VERBS_OP_FILL(full, drv, destroy_ah);
 	VERBS_OP_FILL(full, drv, create_cq);

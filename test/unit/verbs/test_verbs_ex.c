@@ -517,7 +517,8 @@ test_mr_ex(void)
 	struct pv_sge sge = { .addr = (uintptr_t)buf, .length = 64, .lkey = 1 };
 	struct pv_alloc_dm_attr dma = { .length = 4096 };
 	struct pv_ece ece;
-	struct pv_dm *dm = (struct pv_dm *)buf;
+	struct pv_dm fake_dm = { .context = ut_ctx };	/* the driver has no alloc_dm */
+	struct pv_dm *dm = &fake_dm;
 	struct pv_mr *mr;
 
 	/* iova == addr: the classic op; iova != addr: not on this driver */
@@ -577,6 +578,8 @@ test_mr_ex(void)
 	UT_ASSERT_NULL_ERRNO(pv_reg_dm_mr(ut_pd, dm, 0, 64, PV_ACCESS_ZERO_BASED), EOPNOTSUPP);
 	UT_ASSERT_NULL_ERRNO(pv_reg_dm_mr(ut_pd, dm, 0, 64, 0), EINVAL);
 	UT_ASSERT_NULL_ERRNO(pv_reg_dm_mr(ut_pd, NULL, 0, 64, PV_ACCESS_ZERO_BASED), EINVAL);
+	UT_ASSERT_NULL_ERRNO(pv_reg_dm_mr(ut_pd, dm, 0, 0, PV_ACCESS_ZERO_BASED), EINVAL);
+	CU_ASSERT_EQUAL(pv_free_dm(dm), EOPNOTSUPP);
 
 	CU_ASSERT_EQUAL(pv_get_device_index(ut_ctx->device), -1);
 	CU_ASSERT_EQUAL(pv_query_ece(NULL, &ece), EINVAL);
