@@ -203,8 +203,9 @@ pv_sroce_fault_free(struct sroce_dev *dev)
 
 /*
  * Offsets of the ICRC-covered RoCE part of a frame, from the BTH to the
- * end of the ICRC (the IP total length, not Ethernet padding): 0 when the
- * frame is not IPv4/UDP/4791 or too short to hold a BTH and an ICRC.
+ * end of the ICRC (the IP total/payload length, not Ethernet padding): 0
+ * when the frame is not IPv4 or IPv6 / UDP 4791 or too short to hold a BTH
+ * and an ICRC.
  */
 static uint32_t
 sroce_fault_roce_span(const struct rte_mbuf *m, uint32_t *end_p)
@@ -216,6 +217,19 @@ sroce_fault_roce_span(const struct rte_mbuf *m, uint32_t *end_p)
 		return 0;
 	if (p[12] == 0x81 && p[13] == 0x00)
 		l3 += 4;
+	if (p[l3 - 2] == 0x86 && p[l3 - 1] == 0xdd) {
+		/* IPv6: 40-byte header, next header UDP, payload length */
+		if (l3 + 40 + SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN > m->data_len ||
+		    (p[l3] >> 4) != 6 || p[l3 + 6] != 17 ||
+		    (p[l3 + 40 + 2] << 8 | p[l3 + 40 + 3]) != SROCE_UDP_PORT)
+			return 0;
+		end = l3 + 40 + (p[l3 + 4] << 8 | p[l3 + 5]);
+		if (end > m->data_len ||
+		    end < l3 + 40 + SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN)
+			return 0;
+		*end_p = end;
+		return l3 + 40 + SROCE_UDP_HLEN;
+	}
 	if (p[l3 - 2] != 0x08 || p[l3 - 1] != 0x00 || (p[l3] >> 4) != 4 || p[l3 + 9] != 17)
 		return 0;
 	ihl = (p[l3] & 0xf) * 4u;

@@ -179,6 +179,9 @@ ud_up(struct pv_qp *qp, uint32_t psn)
 	return -pv_app_qp_connect(qp, &o, &none);
 }
 
+/* 1: pair_up() connects over IPv6 (GID 0, link-local, NDP) */
+static uint8_t chaos_ipv6;
+
 /* a connected RC or UC pair: qp[0] on A, qp[1] on B */
 static int
 pair_up(struct pv_qp *qp[2], enum pv_qp_type type)
@@ -189,6 +192,7 @@ pair_up(struct pv_qp *qp[2], enum pv_qp_type type)
 	int i, ret = 0;
 
 	o.timeout = 10;		/* 4 ms: a lost tail costs little */
+	o.ipv6 = chaos_ipv6;
 	if (type == PV_QPT_UC)
 		o.access = PV_ACCESS_REMOTE_WRITE;
 	if (pv_query_port(ctx[0], 1, &pa) != 0)
@@ -200,7 +204,7 @@ pair_up(struct pv_qp *qp[2], enum pv_qp_type type)
 		memset(&peer[i], 0, sizeof(peer[i]));
 		peer[i].qpn = qp[i]->qp_num;
 		peer[i].psn = 0xfff000 + i * 0x100;	/* the 24-bit PSN wraps early */
-		pv_query_gid(ctx[i], 1, 1, &peer[i].gid);
+		pv_query_gid(ctx[i], 1, chaos_ipv6 ? 0 : 1, &peer[i].gid);
 		ret = ret ? ret : ut_qp_init(qp[i], &o);
 	}
 	/* the helper leaves out what UC has not (READ/atomic, RNR, ACK timeout) */
@@ -980,6 +984,15 @@ ut_not_bench(void)
 	return bench_s == 0;
 }
 
+/* the same over IPv6 RoCEv2: the faults recognise IPv6 frames too */
+static void
+test_chaos_rc_ipv6(void)
+{
+	chaos_ipv6 = 1;
+	test_chaos_rc();
+	chaos_ipv6 = 0;
+}
+
 static const struct ut_case sroce_chaos_cases[] = {
 	{ "limits", test_limits, ut_not_bench },
 	{ "fault_drop", test_fault_drop, ut_not_bench },
@@ -991,6 +1004,7 @@ static const struct ut_case sroce_chaos_cases[] = {
 	{ "chaos_ud", test_chaos_ud },
 	{ "chaos_uc", test_chaos_uc },
 	{ "chaos_rc", test_chaos_rc },
+	{ "chaos_rc_ipv6", test_chaos_rc_ipv6 },
 	{ NULL, NULL },
 };
 

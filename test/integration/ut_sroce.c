@@ -206,14 +206,14 @@ ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask, struct p
 	return s.neigh_pending == 0 ? 0 : ETIMEDOUT;
 }
 
-/* the pv_app_qp_opts of @p o (port 1, GID index 1) */
+/* the pv_app_qp_opts of @p o (port 1, GID index 1, or 0 with o->ipv6) */
 static void
 ut_qp_app_opts(const struct ut_qp_opts *o, enum pv_mtu mtu, uint32_t psn,
 	       struct pv_app_qp_opts *ao)
 {
 	pv_app_qp_opts_init(ao);
 	ao->name = "ut_sroce";
-	ao->sgid_index = 1;
+	ao->sgid_index = o->ipv6 ? 0 : 1;
 	ao->mtu = o->mtu != 0 ? o->mtu : mtu;
 	ao->access = o->access;
 	ao->sq_psn = psn;

@@ -164,6 +164,7 @@ struct ut_qp_opts {
 	uint8_t rd_atomic;
 	unsigned int access;	/* responder qp_access_flags */
 	enum pv_mtu mtu;	/* 0: port active_mtu */
+	uint8_t ipv6;		/* 1: GID index 0 (IPv6 link-local), else 1 (IPv4) */
 };
 
 static const struct ut_qp_opts ut_qp_defaults = {
