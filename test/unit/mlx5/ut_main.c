@@ -63,6 +63,7 @@ main(void)
 		&ut_suite_mlx5_srq,
 		&ut_suite_mlx5_mw,
 		&ut_suite_mlx5_xrc,
+		&ut_suite_mlx5_ex,
 		&ut_suite_mlx5_model,	/* last: the model's own, not on a ConnectX */
 	};
 	int ret;

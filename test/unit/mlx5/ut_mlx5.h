@@ -50,6 +50,7 @@ extern const struct ut_suite ut_suite_mlx5_cq;
 extern const struct ut_suite ut_suite_mlx5_model;
 extern const struct ut_suite ut_suite_mlx5_srq;
 extern const struct ut_suite ut_suite_mlx5_mw;
+extern const struct ut_suite ut_suite_mlx5_ex;
 extern const struct ut_suite ut_suite_mlx5_xrc;
 
 #endif /* PV_TEST_UNIT_MLX5_UT_MLX5_H */
