@@ -430,6 +430,97 @@ test_arp_dead(void)
 	pv_destroy_cq(cq);
 }
 
+/* the next completion of @p cq, waited for in pv_get_cq_event() only */
+static int
+loop_event_wc(struct pv_comp_channel *ch, struct pv_cq *cq, struct pv_wc *wc)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct pv_cq *ev_cq;
+	void *ev_ctx;
+
+	for (;;) {
+		if (pv_poll_cq(cq, 1, wc) == 1)
+			return 0;
+		/* a watchdog: pv_get_cq_event() blocks by itself */
+		if (poll(&pfd, 1, 10000) != 1 || pv_get_cq_event(ch, &ev_cq, &ev_ctx) != 0)
+			return -1;
+		pv_ack_cq_events(ev_cq, 1);
+		if (pv_req_notify_cq(cq, 0) != 0)
+			return -1;
+	}
+}
+
+/*
+ * Loopback in thread-safe mode: two RC QPs of device A connected to each
+ * other (A's own GID) while the only application thread sleeps in
+ * pv_get_cq_event(): the progress thread carries the frames through the
+ * loopback ring, the ACKs and the completions. SEND and a 64 KiB WRITE,
+ * bytes compared.
+ */
+static void
+test_loopback_sleep(void)
+{
+	struct ut_qp_opts o = ut_qp_defaults;
+	struct pv_comp_channel *ch;
+	struct ut_peer peer[2];
+	uint8_t *src, *dst;
+	struct pv_mr *ms, *md;
+	struct pv_qp *qp[2];
+	struct pv_cq *cq;
+	struct pv_wc wc;
+	int i, got;
+
+	CU_ASSERT_EQUAL(pv_get_progress_mode(ctx[0]), PV_PROGRESS_THREAD_SAFE);
+	ch = pv_create_comp_channel(ctx[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	cq = pv_create_cq(ctx[0], 64, NULL, ch, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	src = calloc(1, 65536);
+	dst = calloc(1, 65536);
+	CU_ASSERT_FATAL(src != NULL && dst != NULL);
+	ms = pv_reg_mr(pd[0], src, 65536, PV_ACCESS_LOCAL_WRITE);
+	md = pv_reg_mr(pd[0], dst, 65536, PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_FATAL(ms != NULL && md != NULL);
+	for (i = 0; i < 2; i++) {
+		qp[i] = ut_qp_create(pd[0], cq, 16);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(qp[i]);
+		memset(&peer[i], 0, sizeof(peer[i]));
+		peer[i].qpn = qp[i]->qp_num;
+		peer[i].psn = 0x100 * (uint32_t)i;
+		CU_ASSERT_EQUAL(pv_query_gid(ctx[0], 1, 1, &peer[i].gid), 0);
+		CU_ASSERT_EQUAL_FATAL(ut_qp_init(qp[i], &o), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(ut_qp_rtr(qp[i], &o, &peer[1 - i], PV_MTU_1024), 0);
+		CU_ASSERT_EQUAL_FATAL(ut_qp_rts(qp[i], &o, peer[i].psn), 0);
+	}
+	CU_ASSERT_EQUAL(pv_req_notify_cq(cq, 0), 0);
+	for (i = 0; i < 65536; i++)
+		src[i] = (uint8_t)(i * 11 + 1);
+	CU_ASSERT_EQUAL(ut_post_recv1(qp[1], 20, dst, 4096, md->lkey), 0);
+	CU_ASSERT_EQUAL(ut_post_send1(qp[0], PV_WR_SEND, 10, src, 3000, ms->lkey, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(ut_post_send1(qp[0], PV_WR_RDMA_WRITE, 11, src, 65536, ms->lkey,
+				      (uintptr_t)dst, md->rkey, 0), 0);
+	for (got = 0; got < 3; got++) {
+		CU_ASSERT_EQUAL_FATAL(loop_event_wc(ch, cq, &wc), 0);
+		CU_ASSERT_EQUAL(wc.status, PV_WC_SUCCESS);
+		if (wc.wr_id == 20) {
+			CU_ASSERT_EQUAL(wc.byte_len, 3000);
+			CU_ASSERT_EQUAL(wc.qp_num, qp[1]->qp_num);
+		}
+	}
+	/* the WRITE followed the SEND on the same QP: it overwrote the SEND's bytes */
+	CU_ASSERT_EQUAL(memcmp(dst, src, 65536), 0);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(pv_destroy_qp(qp[i]), 0);
+	CU_ASSERT_EQUAL(pv_dereg_mr(ms), 0);
+	CU_ASSERT_EQUAL(pv_dereg_mr(md), 0);
+	CU_ASSERT_EQUAL(pv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(pv_destroy_comp_channel(ch), 0);
+	free(src);
+	free(dst);
+}
+
 /*
  * PV_PROGRESS_APP: the mode is chosen before objects exist (EBUSY after),
  * and a blocking pv_get_cq_event() progresses the device itself: nobody
@@ -501,6 +592,7 @@ static const struct ut_case threads_cases[] = {
 	{ "one_cq_two_threads", test_one_cq_two_threads, NULL },
 	{ "event_thread", test_event_thread, NULL },
 	{ "arp_dead", test_arp_dead, NULL },
+	{ "loopback_sleep", test_loopback_sleep, NULL },
 	{ "app_mode_event", test_app_mode_event, NULL },
 	{ NULL, NULL, NULL },
 };
