@@ -257,6 +257,13 @@ sroce_mr_lookup(const struct sroce_dev *dev, uint32_t key)
 	return mr;
 }
 
+/* where IOVA @p va of @p mr is in this process (va checked by the caller) */
+static inline uint8_t *
+sroce_mr_host(const struct sroce_mr *mr, uint64_t va)
+{
+	return (uint8_t *)(mr->vaddr + (va - mr->start));
+}
+
 /* [va, va + len) inside [start, start + length), overflow-safe */
 static inline int
 sroce_mr_covers(const struct sroce_mr *mr, uint64_t va, uint64_t len)
@@ -300,7 +307,7 @@ sroce_mw_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t
 	/* the bind checked the window lies in the MR; the MR stays while bound */
 	if (!sroce_mr_covers(mw->mr, mr_va, len))
 		return NULL;
-	return (uint8_t *)(mw->mr->vaddr + (mr_va - mw->mr->start));
+	return sroce_mr_host(mw->mr, mr_va);
 }
 
 uint8_t *
@@ -315,7 +322,7 @@ pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint3
 	if (mr == NULL || mr->pd != pd || (mr->access & access) != access ||
 	    !sroce_mr_covers(mr, va, len))
 		return NULL;
-	return (uint8_t *)(mr->vaddr + (va - mr->start));
+	return sroce_mr_host(mr, va);
 }
 
 int
@@ -334,7 +341,7 @@ pv_sroce_mr_local(const struct sroce_dev *dev, const struct sroce_pd *pd,
 		     (need_write && !(mr->access & PV_ACCESS_LOCAL_WRITE)) ||
 		     !sroce_mr_covers(mr, sge->addr, sge->length)))
 		return -EINVAL;
-	out->addr = (uint8_t *)(mr->vaddr + (sge->addr - mr->start));
+	out->addr = sroce_mr_host(mr, sge->addr);
 	return 0;
 }
 

@@ -517,20 +517,16 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 	qp->ibqp.send_cq = attr->send_cq;
 	qp->ibqp.recv_cq = attr->recv_cq;
 	if (tgt || ini) {
+		/* INI sends only; TGT receives only, through its domain's SRQs
+		 * (a request to an INI QP names no SRQ of it: NAKed) */
 		qp->transport = SROCE_OP_XRC;
 		qp->xrcd = xrcd;
-		if (ini) {
-			qp->ibqp.fp_post_send = dev->mt ? sroce_post_send_xrc_mt :
-					       sroce_post_send_xrc;
-			qp->fp_req_tx = pv_sroce_req_tx_xrc;
-			/* requests to an INI QP: invalid (it has no receive side) */
-			qp->fp_resp_rx = pv_sroce_resp_rx_xrc;
-		} else {
-			qp->ibqp.fp_post_send = sroce_post_send_none;
-			qp->fp_req_tx = pv_sroce_req_tx_xrc;
-			qp->fp_resp_rx = pv_sroce_resp_rx_xrc;
+		qp->fp_req_tx = pv_sroce_req_tx_xrc;
+		qp->fp_resp_rx = pv_sroce_resp_rx_xrc;
+		qp->ibqp.fp_post_send = tgt ? sroce_post_send_none :
+				       dev->mt ? sroce_post_send_xrc_mt : sroce_post_send_xrc;
+		if (tgt)
 			qp->ibqp.cap.max_send_wr = 0;
-		}
 		qp->ibqp.cap.max_recv_wr = 0;
 		qp->ibqp.cap.max_recv_sge = 0;
 		attr->cap = qp->ibqp.cap;
