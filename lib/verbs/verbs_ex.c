@@ -209,15 +209,9 @@ pv_reg_dm_mr(struct pv_pd *pd, struct pv_dm *dm, uint64_t dm_offset, size_t leng
 	    dm->context != pd->context)
 		return verbs_err_ptr(EINVAL);
 	mr = verbs_ops(pd->context)->reg_dm_mr(pd, dm, dm_offset, length, access);
-	if (mr == NULL)
-		return NULL;
-	mr->context = pd->context;
-	mr->pd = pd;
-	mr->addr = NULL;	/* zero based: WRs address it from 0 */
-	mr->length = length;
-	mr->handle = verbs_handle_next(pd->context);
-	mr->access = access;
-	verbs_ref_get(&pd->usecnt);
+	/* zero based: WRs address it from 0, no host address */
+	if (mr != NULL)
+		pv_verbs_mr_fill(mr, pd, NULL, length, access);
 	return mr;
 }
 

@@ -230,16 +230,22 @@ pv_reg_mr_iova2(struct pv_pd *pd, void *addr, size_t length, uint64_t iova,
 		mr = verbs_ops(ctx)->reg_mr(pd, addr, length, access);
 	else
 		mr = verbs_ops(ctx)->reg_mr_iova(pd, addr, length, iova, access);
-	if (mr == NULL)
-		return NULL;
-	mr->context = ctx;
+	if (mr != NULL)
+		pv_verbs_mr_fill(mr, pd, addr, length, (unsigned int)access);
+	return mr;
+}
+
+void
+pv_verbs_mr_fill(struct pv_mr *mr, struct pv_pd *pd, void *addr, size_t length,
+		 unsigned int access)
+{
+	mr->context = pd->context;
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->length = length;
-	mr->handle = verbs_handle_next(ctx);
-	mr->access = (unsigned int)access;
+	mr->handle = verbs_handle_next(pd->context);
+	mr->access = access;
 	verbs_ref_get(&pd->usecnt);
-	return mr;
 }
 
 int

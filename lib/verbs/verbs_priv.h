@@ -106,6 +106,13 @@ int pv_verbs_ah_attr_check(struct pv_context *ctx, const struct pv_ah_attr *attr
  * owner, events) and take references on @p pd and, for an XRC SRQ, on
  * @p xrcd and @p cq (released by pv_destroy_srq()).
  */
+/**
+ * Fill the common fields of an MR a driver registered (context, PD,
+ * address, length, handle, access) and take a reference on @p pd.
+ */
+void pv_verbs_mr_fill(struct pv_mr *mr, struct pv_pd *pd, void *addr, size_t length,
+		      unsigned int access);
+
 void pv_verbs_srq_fill(struct pv_srq *srq, struct pv_pd *pd, void *srq_context,
 		       struct pv_xrcd *xrcd, struct pv_cq *cq);
 
