@@ -65,6 +65,32 @@ int pv_app_eal_default(struct pv_app_eal *e, const char *app, int server, uint16
 		       const char *prog);
 
 /**
+ * pv_init() for an application that takes "[EAL and --pv-dev args] --
+ * [options]", or only its options: with a "--" in @p argv, pv_init() gets
+ * @p argv as it is; without one, the built-in arguments of
+ * pv_app_eal_default() for @p app, @p server and @p port. On success
+ * @p argc_p / @p argv_p describe the application's own arguments, argv[0]
+ * first, ready for getopt(). Prints "pv-<app>: pv_init: <error>" on failure.
+ *
+ * @return 0, or the negative errno of pv_init() / pv_app_eal_default().
+ * Thread: the main thread, once (as pv_init()).
+ */
+int pv_app_init(int *argc_p, char ***argv_p, const char *app, int server, uint16_t port);
+
+/**
+ * The argument of short option @p opt in @p argv, parsed as getopt(3) with
+ * @p optstring would, without disturbing @p argv or getopt's state: to pick
+ * the role and port before pv_app_init(). "--" ends the scan; an EAL
+ * argument vector is skipped up to its "--".
+ *
+ * @return The argument (a string of @p argv), @p dflt when the option is
+ *         absent; for an option without argument, "" when present.
+ * Thread: any; not concurrently with getopt().
+ */
+const char *pv_app_opt_peek(int argc, char **argv, const char *optstring, int opt,
+			    const char *dflt);
+
+/**
  * Fill @p e for a one-process run over the mlx5 device model:
  * -l 0,1 --no-huge --no-pci -m 512 --file-prefix=pv-<app>-model-<pid>
  * --log-level=*:warning --pv-dev=mlx5_model, so that the model polls on

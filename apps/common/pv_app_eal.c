@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pv_rtc.h>
+
 #include "pv_app.h"
 
 #define PV_APP_NOHUGE_MEM_MB	"1024"
@@ -197,4 +199,86 @@ pv_app_eal_model(struct pv_app_eal *e, const char *app, const char *prog)
 		return ret;
 	pv_app_eal_print(app, e);
 	return 0;
+}
+
+/* Index of the first "--" in @p argv, or 0 when there is none. */
+static int
+pv_app_separator(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return 0;
+}
+
+int
+pv_app_init(int *argc_p, char ***argv_p, const char *app, int server, uint16_t port)
+{
+	static struct pv_app_eal eal;	/* EAL keeps pointers to its argv */
+	int argc = *argc_p;
+	char **argv = *argv_p;
+	int ret;
+
+	if (pv_app_separator(argc, argv) == 0) {
+		ret = pv_app_eal_default(&eal, app, server, port, argv[0]);
+		ret = ret ?: pv_init(eal.argc, eal.argv);
+		if (ret < 0) {
+			fprintf(stderr, "pv-%s: pv_init: %s\n", app, strerror(-ret));
+			return ret;
+		}
+		return 0;
+	}
+	ret = pv_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "pv-%s: pv_init: %s\n", app, strerror(-ret));
+		return ret;
+	}
+	/* argv[ret] is the program name, the application's options follow;
+	 * a "--" still in front of them goes, argv[0] taking its place */
+	argc -= ret;
+	argv += ret;
+	if (argc > 1 && strcmp(argv[1], "--") == 0) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
+	*argc_p = argc;
+	*argv_p = argv;
+	return 0;
+}
+
+const char *
+pv_app_opt_peek(int argc, char **argv, const char *optstring, int opt, const char *dflt)
+{
+	int i = pv_app_separator(argc, argv) + 1;
+
+	for (; i < argc; i++) {
+		const char *a = argv[i], *spec;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (a[0] != '-' || a[1] == '\0')
+			continue;	/* an operand: getopt permutes past it */
+		for (a++; *a != '\0'; a++) {
+			spec = strchr(optstring, *a);
+			if (spec == NULL || *a == ':')
+				break;
+			if (spec[1] != ':') {
+				if (*a == opt)
+					return "";
+				continue;
+			}
+			/* the rest of the word, else the next word, is the argument */
+			if (a[1] == '\0' && i + 1 >= argc)
+				return dflt;
+			if (*a == opt)
+				return a[1] != '\0' ? a + 1 : argv[i + 1];
+			if (a[1] == '\0')
+				i++;
+			break;
+		}
+	}
+	return dflt;
 }

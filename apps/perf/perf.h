@@ -16,6 +16,7 @@
 #ifndef PV_APPS_PERF_PERF_H
 #define PV_APPS_PERF_PERF_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -85,6 +86,7 @@ struct perf_params {
 	int loopback;			/* --loopback: both endpoints in this process */
 	int model;			/* --model: built-in EAL args for mlx5_model */
 	int perftest;			/* --perftest: perftest 4.5's TCP exchange (perf_proto.c) */
+	int rdma_cm;			/* -R: perftest's rdma_cm mode (perf_cm.c); sets perftest */
 	int thread_safe;		/* --thread-safe: keep PV_PROGRESS_THREAD_SAFE */
 	int size_set, iters_set, tx_depth_set;
 };
@@ -114,6 +116,7 @@ struct perf_run {
 	struct perf_params p;
 	int is_server;
 	int fd;				/* OOB TCP socket */
+	struct perf_cm *cm;		/* -R: the two rdma_cm connections (perf_cm.c) */
 
 	struct pv_context *ctx;
 	int ctx_borrowed;		/* loopback server: the client's context */
@@ -169,8 +172,19 @@ int perf_comm_verdict(struct perf_run *r, int ok);
 void perf_comm_close(struct perf_run *r);
 int perf_progress(void *arg);
 
+/* perf_cm.c: -R, perftest's rdma_cm mode (the control connection carries
+ * perf_proto.c's conversation, the test connection pv-perf's QP) */
+struct pv_rdma_cm_id;
+int perf_cm_ctrl_connect(struct perf_run *r);
+int perf_cm_test_connect(struct perf_run *r);
+int perf_cm_msg_send(void *arg, void *buf, size_t len);
+int perf_cm_msg_recv(void *arg, void *buf, size_t len);
+void perf_cm_test_close(struct perf_run *r);
+void perf_cm_close(struct perf_run *r);
+
 /* perf_res.c */
 int perf_res_init(struct perf_run *r);
+int perf_res_qp_create(struct perf_run *r, struct pv_rdma_cm_id *id);
 int perf_res_peer_init(struct perf_run *s, struct perf_run *c);
 int perf_res_connect(struct perf_run *r);
 void perf_res_fini(struct perf_run *r);

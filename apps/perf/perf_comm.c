@@ -58,6 +58,8 @@ perf_comm_connect(struct perf_run *r)
 {
 	int fd;
 
+	if (r->p.rdma_cm)
+		return perf_cm_ctrl_connect(r);
 	if (r->is_server)
 		fd = pv_cm_oob_accept(r->p.tcp_port, -1);
 	else
@@ -75,6 +77,7 @@ perf_comm_connect(struct perf_run *r)
 void
 perf_comm_close(struct perf_run *r)
 {
+	perf_cm_close(r);
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
@@ -227,6 +230,25 @@ perf_pt_test(const struct perf_params *p)
 }
 
 /*
+ * -R: the two zero handshakes around the test connection, which creates
+ * the QP. The server still listens (perf_cm.c), so the client's REQ finds
+ * the listener (perftest's own client retries a refused one).
+ */
+static int
+perf_comm_cm_test_connect(struct perf_run *r, struct pv_perftest *pt)
+{
+	int ret;
+
+	ret = pv_perftest_cm_sync(pt);
+	if (ret == 0)
+		ret = perf_cm_test_connect(r);
+	if (ret == 0)
+		ret = pv_perftest_cm_sync(pt);
+	pt->local.qpn = r->local.qpn;
+	return ret;
+}
+
+/*
  * perftest's peer gives one address, where its RDMA goes and where ours may
  * go (max(size, page size) bytes: perf_size_set() keeps our slots inside);
  * ours is our target half for WRITE and SEND, our source half for READ.
@@ -239,6 +261,12 @@ perf_comm_exchange_perftest(struct perf_run *r)
 
 	memset(pt, 0, sizeof(*pt));
 	pt->fd = r->fd;
+	if (r->p.rdma_cm) {
+		pt->rdma_cm = 1;
+		pt->msg_send = perf_cm_msg_send;
+		pt->msg_recv = perf_cm_msg_recv;
+		pt->msg_arg = r;
+	}
 	pt->role = r->is_server ? PV_PERFTEST_SERVER : PV_PERFTEST_CLIENT;
 	pt->test = perf_pt_test(&r->p);
 	pt->use_gid = 1;
@@ -253,6 +281,8 @@ perf_comm_exchange_perftest(struct perf_run *r)
 	pt->local.vaddr = r->local.addr + (r->p.verb == PERF_READ ? 0 : r->half);
 	memcpy(pt->local.gid, r->local.gid.raw, sizeof(pt->local.gid));
 	ret = pv_perftest_begin(pt, r->mtu);
+	if (ret == 0 && pt->rdma_cm)
+		ret = perf_comm_cm_test_connect(r, pt);
 	if (ret == 0)
 		ret = pv_perftest_exchange_dest(pt);
 	if (ret < 0) {

@@ -97,7 +97,8 @@ perf_run_all(struct perf_run *r)
 		ret = perf_port_wait(r);
 	if (ret == 0)
 		ret = perf_comm_exchange(r);
-	if (ret == 0)
+	/* -R: the CM has connected the QP (perf_comm_exchange()) */
+	if (ret == 0 && !r->p.rdma_cm)
 		ret = perf_res_connect(r);
 	if (ret < 0)
 		return ret;
@@ -265,6 +266,7 @@ main(int argc, char **argv)
 		       "************************************\n");
 	fflush(stdout);
 	ret = perf_run_all(&r);
+	perf_cm_test_close(&r);	/* -R: the QP goes with its CM id, before its CQs */
 	perf_res_fini(&r);
 	perf_comm_close(&r);
 	pv_cleanup();

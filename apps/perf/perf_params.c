@@ -85,6 +85,10 @@ perf_usage(FILE *f, const char *prog)
 "      --model               --loopback over mlx5_model (no EAL args; pollverbs)\n"
 "      --perftest            talk to perftest's ib_* tools (their TCP exchange;\n"
 "                            one size, no --verify; both sides give the same -s -n)\n"
+"  -R, --rdma_cm             connect the QP with rdma_cm (pv_rdma_*) and hold\n"
+"                            --perftest's exchange over a first rdma_cm\n"
+"                            connection to -p, as perftest -R; HOST is the\n"
+"                            server's RoCE address; implies --perftest\n"
 "      --thread-safe         keep the library's default thread-safe progress mode\n"
 "                            (locks, background progress) instead of declaring\n"
 "                            pv-perf the device's only thread (pollverbs)\n"
@@ -182,6 +186,7 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		{ "loopback", no_argument, NULL, OPT_LOOPBACK },
 		{ "model", no_argument, NULL, OPT_MODEL },
 		{ "perftest", no_argument, NULL, OPT_PERFTEST },
+		{ "rdma_cm", no_argument, NULL, 'R' },
 		{ "thread-safe", no_argument, NULL, OPT_THREAD_SAFE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -204,7 +209,7 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 	}
 	optind = 1;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "p:d:i:x:m:s:an:D:t:r:l:Q:I:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:d:i:x:m:s:an:D:t:r:l:Q:I:o:Rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (perf_num("-p", optarg, 1, 65535, &v) < 0)
@@ -306,6 +311,10 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 			p->loopback = 1;
 			break;
 		case OPT_PERFTEST:
+			p->perftest = 1;
+			break;
+		case 'R':
+			p->rdma_cm = 1;
 			p->perftest = 1;
 			break;
 		case OPT_THREAD_SAFE:

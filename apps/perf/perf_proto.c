@@ -5,9 +5,9 @@
 /*
  * perftest-compatible out-of-band exchange: the TCP conversation the perftest
  * tools (ib_write_bw and friends, 4.5-0.17 era, version string "6.06") hold
- * before, between and after their RDMA traffic when run with -x and without
- * rdma_cm. The sequence per test is documented in perf_proto.h; this file
- * only reproduces the bytes. Control path: everything here may block.
+ * before, between and after their RDMA traffic when run with -x, over TCP or
+ * (-R) as SENDs on an rdma_cm connection. The sequence per test is
+ * documented in perf_proto.h; this file only reproduces the bytes. Control path: everything here may block.
  */
 
 #include <endian.h>
@@ -73,7 +73,8 @@ proto_now_ns(void)
 static int
 proto_check(const struct pv_perftest *pt)
 {
-	if (pt == NULL || pt->fd < 0 ||
+	if (pt == NULL ||
+	    (pt->rdma_cm ? pt->msg_send == NULL || pt->msg_recv == NULL : pt->fd < 0) ||
 	    (pt->role != PV_PERFTEST_SERVER && pt->role != PV_PERFTEST_CLIENT) ||
 	    (unsigned int)pt->test >= RTE_DIM(proto_seqs))
 		return -EINVAL;
@@ -145,6 +146,19 @@ pv_perftest_xchg(struct pv_perftest *pt, const void *mine, void *theirs, size_t 
 	ret = proto_check(pt);
 	if (ret < 0 || mine == NULL || theirs == NULL)
 		return -EINVAL;
+	if (pt->rdma_cm) {
+		/* the peer reposts its one receive before it answers */
+		if (pt->role == PV_PERFTEST_CLIENT) {
+			ret = pt->msg_send(pt->msg_arg, (void *)(uintptr_t)mine, len);
+			if (ret == 0)
+				ret = pt->msg_recv(pt->msg_arg, theirs, len);
+		} else {
+			ret = pt->msg_recv(pt->msg_arg, theirs, len);
+			if (ret == 0)
+				ret = pt->msg_send(pt->msg_arg, (void *)(uintptr_t)mine, len);
+		}
+		return ret;
+	}
 	if (pt->role == PV_PERFTEST_CLIENT) {
 		ret = pv_cm_oob_send(pt->fd, mine, len);
 		if (ret == 0)
@@ -271,6 +285,77 @@ pv_perftest_dest_decode(const char *msg, size_t len, int use_gid,
 	return 0;
 }
 
+static void
+proto_put_be32(uint8_t *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static uint32_t
+proto_get_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
+}
+
+/* offsets in perftest's struct pingpong_dest (x86-64 layout) */
+enum {
+	PROTO_CM_LID = 0,
+	PROTO_CM_OUT_READS = 4,
+	PROTO_CM_QPN = 8,
+	PROTO_CM_PSN = 12,
+	PROTO_CM_RKEY = 16,
+	PROTO_CM_VADDR = 24,	/* after 4 bytes of padding */
+	PROTO_CM_GID = 32,
+	PROTO_CM_SRQN = 48,
+	PROTO_CM_GID_INDEX = 52,
+};
+
+int
+pv_perftest_dest_encode_cm(const struct pv_perftest_dest *dest, uint8_t *msg)
+{
+	uint64_t vaddr;
+
+	if (dest == NULL || msg == NULL)
+		return -EINVAL;
+	memset(msg, 0, PV_PERFTEST_DEST_LEN_CM);
+	proto_put_be32(msg + PROTO_CM_LID, dest->lid);
+	proto_put_be32(msg + PROTO_CM_OUT_READS, dest->out_reads);
+	proto_put_be32(msg + PROTO_CM_QPN, dest->qpn);
+	proto_put_be32(msg + PROTO_CM_PSN, dest->psn);
+	proto_put_be32(msg + PROTO_CM_RKEY, dest->rkey);
+	vaddr = htobe64(dest->vaddr);
+	memcpy(msg + PROTO_CM_VADDR, &vaddr, sizeof(vaddr));
+	memcpy(msg + PROTO_CM_GID, dest->gid, sizeof(dest->gid));
+	proto_put_be32(msg + PROTO_CM_SRQN, dest->srqn);
+	/* gid_index: perftest copies it to rem_dest but never reads it */
+	return PV_PERFTEST_DEST_LEN_CM;
+}
+
+int
+pv_perftest_dest_decode_cm(const uint8_t *msg, struct pv_perftest_dest *dest_p)
+{
+	struct pv_perftest_dest d;
+	uint64_t vaddr;
+
+	if (msg == NULL || dest_p == NULL)
+		return -EINVAL;
+	memset(&d, 0, sizeof(d));
+	d.lid = (uint16_t)proto_get_be32(msg + PROTO_CM_LID);
+	d.out_reads = proto_get_be32(msg + PROTO_CM_OUT_READS);
+	d.qpn = proto_get_be32(msg + PROTO_CM_QPN);
+	d.psn = proto_get_be32(msg + PROTO_CM_PSN);
+	d.rkey = proto_get_be32(msg + PROTO_CM_RKEY);
+	memcpy(&vaddr, msg + PROTO_CM_VADDR, sizeof(vaddr));
+	d.vaddr = be64toh(vaddr);
+	memcpy(d.gid, msg + PROTO_CM_GID, sizeof(d.gid));
+	*dest_p = d;
+	return 0;
+}
+
 int
 pv_perftest_begin(struct pv_perftest *pt, int local_mtu)
 {
@@ -345,7 +430,10 @@ proto_handshake(struct pv_perftest *pt)
 	struct pv_perftest_dest rd;
 	int len, ret;
 
-	len = pv_perftest_dest_encode(&pt->local, pt->use_gid, mine, sizeof(mine));
+	if (pt->rdma_cm)
+		len = pv_perftest_dest_encode_cm(&pt->local, (uint8_t *)mine);
+	else
+		len = pv_perftest_dest_encode(&pt->local, pt->use_gid, mine, sizeof(mine));
 	if (len < 0) {
 		PROTO_LOG(ERR, "local address does not fit perftest's format (qpn 0x%x psn 0x%x)",
 			  pt->local.qpn, pt->local.psn);
@@ -357,7 +445,11 @@ proto_handshake(struct pv_perftest *pt)
 			  pt->handshakes + 1, strerror(-ret));
 		return ret;
 	}
-	if (pv_perftest_dest_decode(theirs, (size_t)len, pt->use_gid, &rd) < 0) {
+	if (pt->rdma_cm)
+		ret = pv_perftest_dest_decode_cm((const uint8_t *)theirs, &rd);
+	else
+		ret = pv_perftest_dest_decode(theirs, (size_t)len, pt->use_gid, &rd);
+	if (ret < 0) {
 		PROTO_LOG(ERR, "%s: handshake %u: malformed peer message \"%.*s\"",
 			  proto_seqs[pt->test].name, pt->handshakes + 1, len, theirs);
 		return -EPROTO;
@@ -413,6 +505,21 @@ pv_perftest_sync(struct pv_perftest *pt)
 	if (ret < 0)
 		return ret;
 	return proto_handshake(pt);
+}
+
+int
+pv_perftest_cm_sync(struct pv_perftest *pt)
+{
+	uint8_t mine[PV_PERFTEST_DEST_LEN_CM] = { 0 }, theirs[PV_PERFTEST_DEST_LEN_CM];
+	int ret = proto_check(pt);
+
+	if (ret < 0 || !pt->rdma_cm)
+		return -EINVAL;
+	ret = pv_perftest_xchg(pt, mine, theirs, sizeof(theirs));
+	if (ret < 0)
+		PROTO_LOG(ERR, "%s: handshake around the test connection: %s",
+			  proto_seqs[pt->test].name, strerror(-ret));
+	return ret;
 }
 
 static uint64_t
@@ -505,8 +612,9 @@ pv_perftest_finish(struct pv_perftest *pt,
 	/* ctx_close_connection(): one more handshake, then "done" */
 	if (ret == 0)
 		ret = proto_handshake(pt);
-	if (ret == 0)
-		ret = pv_cm_oob_send(pt->fd, proto_done, sizeof(proto_done));
+	if (ret < 0 || pt->rdma_cm)
+		return ret;	/* -R: no "done"; the client disconnects */
+	ret = pv_cm_oob_send(pt->fd, proto_done, sizeof(proto_done));
 	if (ret < 0)
 		return ret;
 	shutdown(pt->fd, SHUT_WR);

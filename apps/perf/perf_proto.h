@@ -59,6 +59,19 @@
  *
  * Without a GID (perftest without -x) the address message is the 59-byte
  * KEY format instead of the 108-byte one: see pv_perftest_dest_encode().
+ *
+ * perftest -R (--rdma_cm, 4.5's work_rdma_cm) holds the same conversation
+ * over an RC connection of its own instead of TCP: a first rdma_cm
+ * connection to the same port (18515), each message one SEND into a single
+ * posted receive of 56 bytes, reposted as soon as it is read. What changes:
+ *  - every address handshake is the 56-byte binary struct pingpong_dest
+ *    (pv_perftest_dest_encode_cm());
+ *  - two more handshakes, all zeros, come right after the MTU: one before
+ *    and one after the second rdma_cm connection, which carries the test
+ *    QP (pv_perftest_cm_sync());
+ *  - no "done" at the end: the client disconnects both connections, the
+ *    test one first.
+ * In capture order (send_bw): 16, 4, 4, 2, then 7 x 56 bytes each way.
  */
 
 /** TCP port the perftest tools listen on by default. */
@@ -71,6 +84,8 @@
 #define PV_PERFTEST_DEST_LEN 59
 /** Address message with GID: 6 fields, 16 GID bytes, SRQN, each ':' ended, + NUL. */
 #define PV_PERFTEST_DEST_LEN_GID 108
+/** Address message of perftest -R: struct pingpong_dest, big-endian fields. */
+#define PV_PERFTEST_DEST_LEN_CM 56
 /** Bytes of the closing message ("done" with its NUL). */
 #define PV_PERFTEST_DONE_LEN 5
 
@@ -111,10 +126,21 @@ struct pv_perftest_bw_report {
 	double msg_rate;	/**< millions of messages per second */
 };
 
+/**
+ * Moves one message of the rdma_cm conversation (perftest -R): send @p len
+ * bytes, or wait for the next message, which must be @p len bytes long.
+ * @return 0 or a negative errno.
+ */
+typedef int (*pv_perftest_msg_fn)(void *arg, void *buf, size_t len);
+
 /** State of one perftest-compatible session (fill the first block, zero the rest). */
 struct pv_perftest {
 	/* set by the caller */
-	int fd;				/**< connected TCP socket (pv_cm_oob_*) */
+	int fd;				/**< connected TCP socket (pv_cm_oob_*); -1 with rdma_cm */
+	int rdma_cm;			/**< 1: perftest -R, messages through msg_send/msg_recv */
+	pv_perftest_msg_fn msg_send;	/**< rdma_cm: post one SEND, wait for its completion */
+	pv_perftest_msg_fn msg_recv;	/**< rdma_cm: wait for one message (progress included) */
+	void *msg_arg;
 	enum pv_perftest_role role;
 	enum pv_perftest_test test;
 	int use_gid;			/**< 1: 108-byte messages (perftest -x); 0: 59-byte */
@@ -147,6 +173,25 @@ int pv_perftest_dest_encode(const struct pv_perftest_dest *dest, int use_gid, ch
 			    size_t len);
 
 /**
+ * Encode @p dest as perftest -R's rdma_write_keys(): struct pingpong_dest of
+ * x86-64 with every field big-endian: lid, out_reads, qpn, psn, rkey (4
+ * bytes each), 4 bytes of padding (zero here), vaddr (8), the 16 GID bytes,
+ * srqn, gid_index (4 each).
+ * @param msg  PV_PERFTEST_DEST_LEN_CM bytes.
+ * @return PV_PERFTEST_DEST_LEN_CM; -EINVAL NULL argument.
+ * Thread: any.
+ */
+int pv_perftest_dest_encode_cm(const struct pv_perftest_dest *dest, uint8_t *msg);
+
+/**
+ * Decode perftest -R's address message (what rdma_read_keys() reads: not
+ * srqn, not gid_index, not the padding).
+ * @return 0 with *@p dest_p set (srqn 0); -EINVAL NULL argument.
+ * Thread: any.
+ */
+int pv_perftest_dest_decode_cm(const uint8_t *msg, struct pv_perftest_dest *dest_p);
+
+/**
  * Decode a message produced by pv_perftest_dest_encode() or perftest.
  * Every field must be hex digits ended by ':' (the last, without GID, by
  * NUL) within @p len bytes.
@@ -160,7 +205,8 @@ int pv_perftest_dest_decode(const char *msg, size_t len, int use_gid,
 /**
  * perftest's ctx_xchg_data(): the client writes @p len bytes of @p mine
  * then reads @p len bytes into @p theirs; the server reads then writes.
- * Reads run @p pt->progress while they wait.
+ * Reads run @p pt->progress while they wait. With pt->rdma_cm the bytes go
+ * through pt->msg_send and pt->msg_recv (ctx_xchg_data_rdma()).
  * @return 0; -ETIMEDOUT after @p pt->timeout_ms; -ECONNRESET peer closed;
  *         progress's negative return; -errno of the socket.
  * Thread: the owner of the queues pt->progress drives; control path.
@@ -199,10 +245,19 @@ int pv_perftest_ready(struct pv_perftest *pt);
 int pv_perftest_sync(struct pv_perftest *pt);
 
 /**
+ * perftest -R's handshake around the test QP's rdma_cm connection: 56 zero
+ * bytes each way (perftest's my_dest is still empty there), not checked
+ * and not counted in pt->handshakes. Call it once before connecting (or,
+ * on the server, listening for) the test QP and once after.
+ * @return as pv_perftest_xchg(); -EINVAL not an rdma_cm session.
+ */
+int pv_perftest_cm_sync(struct pv_perftest *pt);
+
+/**
  * The end of the test: the end handshake, for write_bw/read_bw the bw
  * reports, then "done" (half-closing the socket and reading the peer's
- * "done" or end of stream, best effort). Nothing for write_lat. The caller
- * closes pt->fd afterwards.
+ * "done" or end of stream, best effort; not with rdma_cm). Nothing for
+ * write_lat. The caller closes pt->fd (disconnects, with rdma_cm) afterwards.
  * @param local_report   This side's numbers (write_bw/read_bw); NULL sends
  *                       zeros (a server that measured nothing).
  * @param remote_report_p Set to the peer's numbers (write_bw/read_bw); may be

@@ -79,10 +79,11 @@ perf_report_banner(const struct perf_run *r)
 		       r->remote.out_reads);
 	if (p->verify)
 		printf(" Data validation : ON\n");
-	printf(" rdma_cm QPs\t : OFF\n");
+	printf(" rdma_cm QPs\t : %s\n", p->rdma_cm ? "ON" : "OFF");
 	if (p->loopback)
 		printf(" Loopback        : ON (2 QPs of one device, one lcore drives both)\n");
-	printf(" Data ex. method : %s\n", p->loopback ? "none (one process)" : "Ethernet");
+	printf(" Data ex. method : %s\n", p->loopback ? "none (one process)" :
+	       p->rdma_cm ? "rdma_cm" : "Ethernet");
 	printf(PERF_RESULT_LINE);
 	if (p->kind == PERF_BW && (p->duration_s > 0 || p->iters > 20000 ||
 				   (r->is_server && p->verb == PERF_SEND)))

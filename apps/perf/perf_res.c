@@ -13,6 +13,8 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include <pv_rdma_cma.h>
+
 #include "perf.h"
 #include "pv_app.h"
 
@@ -190,6 +192,11 @@ perf_res_open(struct perf_run *r)
 	int n, ret;
 
 	r->tsc_hz = rte_get_tsc_hz();
+	if (r->ctx != NULL) {
+		/* -R: the CM's context, in its progress mode (perf_cm.c) */
+		p->ib_dev = pv_get_device_name(r->ctx->device);
+		goto opened;
+	}
 	list = pv_get_device_list(&n);
 	if (list == NULL) {
 		fprintf(stderr, "pv-perf: no device list: %s\n", strerror(errno));
@@ -221,6 +228,7 @@ perf_res_open(struct perf_run *r)
 	}
 	if (p->ib_dev == NULL)
 		p->ib_dev = pv_get_device_name(r->ctx->device);
+opened:
 	ret = pv_query_device(r->ctx, &r->dev_attr);
 	if (ret == 0)
 		ret = pv_query_port(r->ctx, p->ib_port, &r->port_attr);
@@ -263,12 +271,55 @@ perf_res_open(struct perf_run *r)
 	return 0;
 }
 
-/* PD, buffer, MR, CQs and the RC QP of one endpoint on the open device. */
+/* The send queue depth of one endpoint. */
+static int
+perf_res_sq(const struct perf_run *r)
+{
+	int sq = r->p.kind == PERF_BW ? r->p.tx_depth : r->p.cq_mod + 1;
+
+	return sq > r->dev_attr.max_qp_wr ? r->dev_attr.max_qp_wr : sq;
+}
+
+/*
+ * The RC QP on the endpoint's PD and CQs: a plain one, or with -R the CM
+ * id @p id's (pv_rdma_create_qp(), which the CM moves to INIT).
+ */
+int
+perf_res_qp_create(struct perf_run *r, struct pv_rdma_cm_id *id)
+{
+	struct perf_params *p = &r->p;
+	struct pv_qp_init_attr qia;
+	int sq = perf_res_sq(r);
+
+	memset(&qia, 0, sizeof(qia));
+	qia.send_cq = r->send_cq;
+	qia.recv_cq = r->recv_cq;
+	qia.qp_type = PV_QPT_RC;
+	qia.cap.max_send_wr = sq;
+	qia.cap.max_recv_wr = p->verb == PERF_SEND ? (uint32_t)p->rx_depth : 1;
+	qia.cap.max_send_sge = 1;
+	qia.cap.max_recv_sge = 1;
+	qia.cap.max_inline_data = r->inline_size;
+	if (id != NULL)
+		r->qp = pv_rdma_create_qp(id, r->pd, &qia) == 0 ? id->qp : NULL;
+	else
+		r->qp = pv_create_qp(r->pd, &qia);
+	if (r->qp == NULL) {
+		fprintf(stderr, "pv-perf: create RC QP (sq %d rq %u inline %d): %s\n", sq,
+			qia.cap.max_recv_wr, r->inline_size, strerror(errno));
+		return -errno;
+	}
+	if ((int)qia.cap.max_inline_data < r->inline_size)
+		r->inline_size = qia.cap.max_inline_data;
+	r->local.qpn = r->qp->qp_num;
+	return 0;
+}
+
+/* PD, buffer, MR, CQs (and the RC QP, without -R) of one endpoint on the open device. */
 static int
 perf_res_create(struct perf_run *r)
 {
 	struct perf_params *p = &r->p;
-	struct pv_qp_init_attr qia;
 	int n, ret, sq, cqe;
 
 	r->pd = pv_alloc_pd(r->ctx);
@@ -289,9 +340,7 @@ perf_res_create(struct perf_run *r)
 		return -errno;
 	}
 
-	sq = p->kind == PERF_BW ? p->tx_depth : p->cq_mod + 1;
-	if (sq > r->dev_attr.max_qp_wr)
-		sq = r->dev_attr.max_qp_wr;
+	sq = perf_res_sq(r);
 	cqe = sq > p->rx_depth ? sq : p->rx_depth;
 	if (cqe > r->dev_attr.max_cqe)
 		cqe = r->dev_attr.max_cqe;
@@ -301,26 +350,14 @@ perf_res_create(struct perf_run *r)
 		fprintf(stderr, "pv-perf: create CQ of %d: %s\n", cqe, strerror(errno));
 		return -errno;
 	}
-	memset(&qia, 0, sizeof(qia));
-	qia.send_cq = r->send_cq;
-	qia.recv_cq = r->recv_cq;
-	qia.qp_type = PV_QPT_RC;
-	qia.cap.max_send_wr = sq;
-	qia.cap.max_recv_wr = p->verb == PERF_SEND ? (uint32_t)p->rx_depth : 1;
-	qia.cap.max_send_sge = 1;
-	qia.cap.max_recv_sge = 1;
-	qia.cap.max_inline_data = r->inline_size;
-	r->qp = pv_create_qp(r->pd, &qia);
-	if (r->qp == NULL) {
-		fprintf(stderr, "pv-perf: create RC QP (sq %d rq %u inline %d): %s\n", sq,
-			qia.cap.max_recv_wr, r->inline_size, strerror(errno));
-		return -errno;
+	/* -R: the QP comes with the test connection (perf_cm_test_connect()) */
+	if (!p->rdma_cm) {
+		ret = perf_res_qp_create(r, NULL);
+		if (ret < 0)
+			return ret;
 	}
-	if ((int)qia.cap.max_inline_data < r->inline_size)
-		r->inline_size = qia.cap.max_inline_data;
 
 	r->local.lid = r->port_attr.lid;
-	r->local.qpn = r->qp->qp_num;
 	r->local.psn = lrand48() & 0xffffff;
 	r->local.rkey = r->mr->rkey;
 	r->local.addr = (uintptr_t)r->buf;

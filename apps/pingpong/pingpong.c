@@ -627,17 +627,6 @@ pp_port_wait(struct pp_ctx *ctx, int ib_port)
 	}
 }
 
-static int
-pp_has_separator(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return 1;
-	return 0;
-}
-
 /* as rc_pingpong's, with pollverbs' own options appended */
 static const struct option pp_long_options[] = {
 	{ .name = "port", .has_arg = 1, .val = 'p' },
@@ -727,33 +716,13 @@ main(int argc, char *argv[])
 	int sl = 0;
 	int gidx = -1;
 	char gid[INET6_ADDRSTRLEN];
-	static struct pv_app_eal eal;	/* EAL keeps pointers to argv */
 	int ret, server;
 
 	srand48(getpid() * time(NULL));
-	if (pp_has_separator(argc, argv)) {
-		ret = pv_init(argc, argv);
-		if (ret < 0) {
-			fprintf(stderr, "pv_init: %s\n", strerror(-ret));
-			return 1;
-		}
-		/* argv[ret] is the program name, our options follow (pv_init()) */
-		argc -= ret;
-		argv += ret;
-		if (argc > 1 && strcmp(argv[1], "--") == 0) {
-			argv[1] = argv[0];
-			argc--;
-			argv++;
-		}
-	} else {
-		pp_peek_role(argc, argv, &server, &port);
-		ret = pv_app_eal_default(&eal, "pingpong", server, port, argv[0]);
-		ret = ret ?: pv_init(eal.argc, eal.argv);
-		if (ret < 0) {
-			fprintf(stderr, "pv_init: %s\n", strerror(-ret));
-			return 1;
-		}
-	}
+	/* role and port pick the built-in EAL args (none after a "--") */
+	pp_peek_role(argc, argv, &server, &port);
+	if (pv_app_init(&argc, &argv, "pingpong", server, port) != 0)
+		return 1;
 
 	while (1) {
 		int c;

@@ -27,6 +27,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "mlx5_priv.h"
+#include "pv_verbs_ibv.h"
 
 /* Memory-lock limit below which registering buffers is likely to fail. */
 #define HW_MEMLOCK_MIN (64ull << 20)
@@ -1116,75 +1117,6 @@ hw_srq_destroy(struct pv_srq *ibsrq)
 	return 0;
 }
 
-static void
-hw_ah_to_ibv(const struct pv_ah_attr *p, struct ibv_ah_attr *a)
-{
-	memcpy(a->grh.dgid.raw, p->grh.dgid.raw, sizeof(a->grh.dgid.raw));
-	a->grh.flow_label = p->grh.flow_label;
-	a->grh.sgid_index = p->grh.sgid_index;
-	a->grh.hop_limit = p->grh.hop_limit;
-	a->grh.traffic_class = p->grh.traffic_class;
-	a->dlid = p->dlid;
-	a->sl = p->sl;
-	a->src_path_bits = p->src_path_bits;
-	a->static_rate = p->static_rate;
-	a->is_global = p->is_global;
-	a->port_num = p->port_num;
-}
-
-static void
-hw_ah_from_ibv(const struct ibv_ah_attr *a, struct pv_ah_attr *p)
-{
-	memcpy(p->grh.dgid.raw, a->grh.dgid.raw, sizeof(p->grh.dgid.raw));
-	p->grh.flow_label = a->grh.flow_label;
-	p->grh.sgid_index = a->grh.sgid_index;
-	p->grh.hop_limit = a->grh.hop_limit;
-	p->grh.traffic_class = a->grh.traffic_class;
-	p->dlid = a->dlid;
-	p->sl = a->sl;
-	p->src_path_bits = a->src_path_bits;
-	p->static_rate = a->static_rate;
-	p->is_global = a->is_global;
-	p->port_num = a->port_num;
-}
-
-/* pv_qp_attr -> ibv_qp_attr: same fields, same enum values, same mask bits. */
-static void
-hw_qp_attr_to_ibv(const struct pv_qp_attr *p, struct ibv_qp_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->qp_state = (enum ibv_qp_state)p->qp_state;
-	a->cur_qp_state = (enum ibv_qp_state)p->cur_qp_state;
-	a->path_mtu = (enum ibv_mtu)p->path_mtu;
-	a->path_mig_state = (enum ibv_mig_state)p->path_mig_state;
-	a->qkey = p->qkey;
-	a->rq_psn = p->rq_psn;
-	a->sq_psn = p->sq_psn;
-	a->dest_qp_num = p->dest_qp_num;
-	a->qp_access_flags = p->qp_access_flags;
-	a->cap.max_send_wr = p->cap.max_send_wr;
-	a->cap.max_recv_wr = p->cap.max_recv_wr;
-	a->cap.max_send_sge = p->cap.max_send_sge;
-	a->cap.max_recv_sge = p->cap.max_recv_sge;
-	a->cap.max_inline_data = p->cap.max_inline_data;
-	hw_ah_to_ibv(&p->ah_attr, &a->ah_attr);
-	hw_ah_to_ibv(&p->alt_ah_attr, &a->alt_ah_attr);
-	a->pkey_index = p->pkey_index;
-	a->alt_pkey_index = p->alt_pkey_index;
-	a->en_sqd_async_notify = p->en_sqd_async_notify;
-	a->sq_draining = p->sq_draining;
-	a->max_rd_atomic = p->max_rd_atomic;
-	a->max_dest_rd_atomic = p->max_dest_rd_atomic;
-	a->min_rnr_timer = p->min_rnr_timer;
-	a->port_num = p->port_num;
-	a->timeout = p->timeout;
-	a->retry_cnt = p->retry_cnt;
-	a->rnr_retry = p->rnr_retry;
-	a->alt_port_num = p->alt_port_num;
-	a->alt_timeout = p->alt_timeout;
-	a->rate_limit = p->rate_limit;
-}
-
 static int
 hw_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
 {
@@ -1192,7 +1124,7 @@ hw_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
 	struct ibv_qp_attr a;
 	int ret;
 
-	hw_qp_attr_to_ibv(attr, &a);
+	pv_qp_attr_to_ibv(attr, &a);
 	ret = ibv_modify_qp(qp->ibv, &a, attr_mask);
 	if (ret != 0) {
 		MLX5_LOG(ERR, "qp 0x%x: ibv_modify_qp(mask 0x%x): %s", qp->qpn, attr_mask,
@@ -1220,32 +1152,8 @@ hw_qp_query(struct pv_qp *ibqp, struct pv_qp_attr *attr, int attr_mask)
 		MLX5_LOG(ERR, "qp 0x%x: ibv_query_qp: %s", qp->qpn, strerror(ret));
 		return ret;
 	}
-	memset(attr, 0, sizeof(*attr));
-	attr->qp_state = (enum pv_qp_state)a.qp_state;
-	attr->cur_qp_state = (enum pv_qp_state)a.cur_qp_state;
-	attr->path_mtu = (enum pv_mtu)a.path_mtu;
-	attr->path_mig_state = (enum pv_mig_state)a.path_mig_state;
-	attr->qkey = a.qkey;
-	attr->rq_psn = a.rq_psn;
-	attr->sq_psn = a.sq_psn;
-	attr->dest_qp_num = a.dest_qp_num;
-	attr->qp_access_flags = a.qp_access_flags;
-	attr->cap = ibqp->cap;
-	hw_ah_from_ibv(&a.ah_attr, &attr->ah_attr);
-	hw_ah_from_ibv(&a.alt_ah_attr, &attr->alt_ah_attr);
-	attr->pkey_index = a.pkey_index;
-	attr->alt_pkey_index = a.alt_pkey_index;
-	attr->en_sqd_async_notify = a.en_sqd_async_notify;
-	attr->sq_draining = a.sq_draining;
-	attr->max_rd_atomic = a.max_rd_atomic;
-	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
-	attr->min_rnr_timer = a.min_rnr_timer;
-	attr->port_num = a.port_num;
-	attr->timeout = a.timeout;
-	attr->retry_cnt = a.retry_cnt;
-	attr->rnr_retry = a.rnr_retry;
-	attr->alt_port_num = a.alt_port_num;
-	attr->alt_timeout = a.alt_timeout;
+	pv_qp_attr_from_ibv(&a, attr);
+	attr->cap = ibqp->cap;	/* what the data path grants, not rdma-core */
 	return 0;
 }
 
@@ -1298,6 +1206,7 @@ const struct pv_driver_ops pv_mlx5_hw_ops = {
 	.destroy_srq = hw_srq_destroy,
 	.create_qp = hw_qp_create,
 	.create_qp_ex = hw_qp_create_ex,
+	/* create_gsi_qp: EOPNOTSUPP stub: the kernel owns QP1 (its CM, through librdmacm) */
 	.modify_qp = hw_qp_modify,
 	.query_qp = hw_qp_query,
 	.destroy_qp = hw_qp_destroy,

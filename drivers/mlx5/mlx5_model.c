@@ -1239,6 +1239,7 @@ const struct pv_driver_ops pv_mlx5_model_ops = {
 	.destroy_srq = mdl_srq_destroy,
 	.create_qp = mdl_qp_create,
 	.create_qp_ex = mdl_qp_create_ex,
+	/* create_gsi_qp: EOPNOTSUPP stub, as the hardware driver: no QP1 */
 	.modify_qp = mdl_qp_modify,
 	.query_qp = mdl_qp_query,
 	.destroy_qp = mdl_qp_destroy,

@@ -88,6 +88,13 @@ struct pv_sroce_stats {
 	uint64_t inv_errors;
 	/** XRC requests naming no XRC SRQ of the TGT QP's domain (NAKed) */
 	uint64_t xrc_srq_drops;
+	/** dropped: to QP 1 while the device has no GSI QP (create_gsi_qp) */
+	uint64_t rx_drop_gsi;
+	/**
+	 * dropped: to the GSI QP with a P_Key that does not match the default
+	 * partition 0xffff (also query_port's bad_pkey_cntr)
+	 */
+	uint64_t rx_drop_pkey;
 };
 
 /** Frames held back by fault injection at most, per direction and device. */

@@ -326,13 +326,13 @@ sroce_frame_start(struct sroce_qp *qp, uint8_t opcode, uint32_t psn, int ackreq,
 	return sroce_frame_open(qp, NULL, 0, opcode, psn, ackreq, se, ext_len, paylen, ext_p, 0);
 }
 
-/** Start a frame of UD QP @p qp to @p ah, QPN @p dqpn (no AckReq on UD). */
+/** Start a frame of UD QP @p qp to @p ah, QPN @p dqpn (AckReq: the GSI QP's only). */
 static __rte_always_inline struct rte_mbuf *
 sroce_frame_start_ud(struct sroce_qp *qp, const struct sroce_ah *ah, uint32_t dqpn,
-		     uint8_t opcode, uint32_t psn, int se, uint32_t ext_len, uint32_t paylen,
-		     uint8_t **ext_p)
+		     uint8_t opcode, uint32_t psn, int ackreq, int se, uint32_t ext_len,
+		     uint32_t paylen, uint8_t **ext_p)
 {
-	return sroce_frame_open(qp, ah, dqpn, opcode, psn, 0, se, ext_len, paylen, ext_p,
+	return sroce_frame_open(qp, ah, dqpn, opcode, psn, ackreq, se, ext_len, paylen, ext_p,
 				SROCE_QPF_UD);
 }
 

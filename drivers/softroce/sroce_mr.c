@@ -37,7 +37,8 @@ pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 		return -EINVAL;
 	slots = rte_align32pow2(max_mr + 1);
 	ndir = RTE_MAX(slots >> SROCE_MR_CHUNK_SHIFT, 1u);
-	dev->qps = calloc(max_qp, sizeof(*dev->qps));
+	/* every QP of the table and the GSI QP may be progressed at once */
+	dev->qps = calloc(max_qp + 1, sizeof(*dev->qps));
 	dev->qp_tbl = calloc(max_qp, sizeof(*dev->qp_tbl));
 	dev->mr_dir = calloc(ndir, sizeof(*dev->mr_dir));
 	if (dev->qps == NULL || dev->qp_tbl == NULL || dev->mr_dir == NULL) {

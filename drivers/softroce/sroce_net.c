@@ -5,8 +5,9 @@
 /*
  * The progress loop of a softroce device, run to completion on the thread
  * that owns its queues (pv_poll_cq, pv_progress, post_send):
- *   1. RX burst; each frame: ARP, or parse + ICRC check, dispatch by QPN to
- *      the responder (requests) or the completer (ACK, NAK, responses);
+ *   1. RX burst; each frame: ARP, or parse + ICRC check, dispatch by QPN
+ *      (the QPN table; QP 1: the device's GSI QP) to the responder
+ *      (requests) or the completer (ACK, NAK, responses);
  *   2. per QP: flush (ERR), READ/atomic responses + coalesced ACK/NAK,
  *      timers, requester transmission;
  *   3. one TX burst of everything queued.
@@ -556,6 +557,41 @@ sroce_rx_faulty(const struct sroce_dev *dev)
 	       dev->fault.drop_rx_all || dev->fault.drop_rx_one_in != 0;
 }
 
+/*
+ * The destination of @p pkt is no progressed QP of the QPN table (@p qp: the
+ * table's entry, NULL or a QP in RESET/INIT). QP 1 is the GSI QP, kept in
+ * dev->gsi_qp; as rxe it takes the default partition only (pkey_match()
+ * against 0xffff: the low 15 bits all ones). @return the QP to deliver to,
+ * or NULL: dropped and counted (unknown QPN, no GSI QP, not ready, P_Key)
+ */
+static __rte_noinline struct sroce_qp *
+sroce_rx_qp_slow(struct sroce_dev *dev, const struct sroce_pkt *pkt, struct sroce_qp *qp)
+{
+	if (qp == NULL && pkt->dqpn == SROCE_GSI_QPN) {
+		qp = dev->gsi_qp;
+		if (qp == NULL) {
+			dev->stats.rx_drop_gsi++;
+			SROCE_DP_LOG(DEBUG, "%s: qp 0x1: no GSI QP", dev->ibdev.name);
+			return NULL;
+		}
+		if (qp->in_list) {
+			if ((pkt->pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff))
+				return qp;
+			dev->stats.rx_drop_pkey++;
+			SROCE_DP_LOG(DEBUG, "%s: qp 0x1: pkey 0x%04x", dev->ibdev.name, pkt->pkey);
+			return NULL;
+		}
+	}
+	/* a QP in RESET or INIT exists but accepts nothing yet */
+	if (qp != NULL)
+		dev->stats.rx_drop_state++;
+	else
+		dev->stats.rx_drop_qpn++;
+	SROCE_DP_LOG(DEBUG, "%s: qp 0x%x %s", dev->ibdev.name, pkt->dqpn,
+		     qp != NULL ? "not ready" : "unknown");
+	return NULL;
+}
+
 static inline void
 sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 {
@@ -589,14 +625,9 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 		return;
 	qp = sroce_qp_lookup(dev, pkt.dqpn);
 	if (unlikely(qp == NULL || !qp->in_list)) {
-		/* a QP in RESET or INIT exists but accepts nothing yet */
-		if (qp != NULL)
-			dev->stats.rx_drop_state++;
-		else
-			dev->stats.rx_drop_qpn++;
-		SROCE_DP_LOG(DEBUG, "%s: qp 0x%x %s", dev->ibdev.name, pkt.dqpn,
-			     qp != NULL ? "not ready" : "unknown");
-		return;
+		qp = sroce_rx_qp_slow(dev, &pkt, qp);
+		if (qp == NULL)
+			return;
 	}
 	/* RC opcodes for RC QPs, UC ones for UC QPs (UD: no QP accepts them) */
 	if (unlikely(SROCE_OP_TRANSPORT(pkt.opcode) != qp->transport)) {

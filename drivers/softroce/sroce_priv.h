@@ -97,7 +97,7 @@ extern int pv_sroce_logtype;
 #define SROCE_MAX_SRQ_WR	16384
 #define SROCE_MAX_RD_ATOMIC	16
 #define SROCE_MAX_MSG		0x80000000u
-#define SROCE_MIN_ACK_TIMEOUT_US 1000	/* shortest local ACK timeout (rxe: a jiffy) */
+#define SROCE_MIN_ACK_TIMEOUT_US 4000	/* shortest local ACK timeout (rxe: a jiffy, HZ=250) */
 #define SROCE_MAX_IP6		8	/* ip6= addresses of a device */
 /* GID table, in rxe's order: 0 fe80::EUI-64, 1 ::ffff:a.b.c.d, then the ip6= ones */
 #define SROCE_GID_LL		0
@@ -197,8 +197,9 @@ struct sroce_dev {
 	struct rte_mempool *mp;
 	rte_pcapng_t *pcapng;		/* capture file (pcap= devarg), NULL = off */
 	uint32_t nb_qps;		/* entries used in qps[] */
-	struct sroce_qp **qps;		/* [max_qp] QPs in RTR, RTS or ERR: progressed */
+	struct sroce_qp **qps;		/* [max_qp + 1] QPs in RTR, RTS or ERR (+ QP1) */
 	struct sroce_qp **qp_tbl;	/* [max_qp] by qpn - SROCE_QPN_BASE */
+	struct sroce_qp *gsi_qp;	/* QP1 (create_gsi_qp), NULL: none */
 	uint32_t max_qp;		/* devarg max_qp=, sizes qps[] and qp_tbl[] */
 	uint32_t qp_free;		/* no free qp_tbl[] slot below this index */
 	/* key slots by key & mr_mask, in chunks allocated on first use (sroce_mr.c) */
@@ -530,6 +531,7 @@ struct sroce_qp {
 	uint8_t flush_pending;		/* ERR: queues still to flush */
 	uint8_t sq_err_status;		/* status of the WQE that failed (ERR) */
 	uint8_t rq_err_status;		/* status of the receive WQE that failed */
+	uint8_t gsi;			/* the GSI QP (QP1): dev->gsi_qp */
 
 	/* send queue */
 	uint8_t *sq;
@@ -893,6 +895,13 @@ struct pv_qp *pv_sroce_qp_create(struct pv_pd *pd, struct pv_qp_init_attr *attr)
  */
 struct pv_qp *pv_sroce_qp_create_xrc(struct pv_context *context, struct pv_pd *pd,
 				     struct pv_qp_init_attr *attr, struct pv_xrcd *xrcd);
+/**
+ * create_gsi_qp op: the device's QP1, a UD QP (lib/verbs checked @p attr)
+ * numbered 1, kept in dev->gsi_qp rather than in the QPN table.
+ * @return the QP, or NULL with errno EBUSY (the device has one), EINVAL,
+ *         ENOMEM.
+ */
+struct pv_qp *pv_sroce_qp_create_gsi(struct pv_pd *pd, struct pv_qp_init_attr *attr);
 int pv_sroce_qp_modify(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 int pv_sroce_qp_query(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 int pv_sroce_qp_destroy(struct pv_qp *qp);

@@ -67,8 +67,9 @@ sroce_swqe_remote(const struct sroce_qp *qp, const struct pv_send_wr *wr, struct
 	if (qpf & SROCE_QPF_UD) {
 		w->ud.ah = container_of(wr->wr.ud.ah, struct sroce_ah, ibah);
 		w->ud.remote_qpn = wr->wr.ud.remote_qpn & SROCE_QPN_MASK;
-		/* IBTA 10.2.5: a Q_Key with the high bit set means the QP's own */
-		w->ud.qkey = (wr->wr.ud.remote_qkey & 0x80000000u) ? qp->attr.qkey :
+		/* IBTA 10.2.5: a Q_Key with the high bit set means the QP's own;
+		 * QP1 sends the GSI Q_Key, its own, whatever the WR says (as rxe) */
+		w->ud.qkey = (wr->wr.ud.remote_qkey & 0x80000000u) || qp->gsi ? qp->attr.qkey :
 			     wr->wr.ud.remote_qkey;
 	} else if (w->rd_atomic && wr->opcode != PV_WR_RDMA_READ) {
 		w->atomic.raddr = wr->wr.atomic.remote_addr;
@@ -394,11 +395,12 @@ sroce_qp_list_del(struct sroce_qp *qp)
 
 /*
  * Create a QP of any type: @p pd is NULL for an XRC TGT QP (its PD comes
- * from the XRC SRQ of each request), @p xrcd set for it only.
+ * from the XRC SRQ of each request), @p xrcd set for it only; @p gsi for the
+ * device's QP1 (UD), numbered 1 outside the QPN table.
  */
 static struct pv_qp *
 sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_attr *attr,
-		struct sroce_xrcd *xrcd)
+		struct sroce_xrcd *xrcd, int gsi)
 {
 	struct sroce_srq *srq = attr->srq != NULL ? sroce_srq(attr->srq) : NULL;
 	const int tgt = attr->qp_type == PV_QPT_XRC_RECV;
@@ -439,17 +441,25 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 		errno = EINVAL;
 		return NULL;
 	}
-	/* the lowest free QPN; none is free below dev->qp_free */
-	for (i = dev->qp_free; i < dev->max_qp; i++) {
-		if (dev->qp_tbl[i] == NULL) {
-			idx = i;
-			break;
+	if (gsi) {
+		if (dev->gsi_qp != NULL) {
+			SROCE_LOG(ERR, "%s: the device has its GSI QP already", dev->ibdev.name);
+			errno = EBUSY;
+			return NULL;
 		}
-	}
-	dev->qp_free = i;
-	if (idx == UINT32_MAX) {
-		errno = ENOMEM;
-		return NULL;
+	} else {
+		/* the lowest free QPN; none is free below dev->qp_free */
+		for (i = dev->qp_free; i < dev->max_qp; i++) {
+			if (dev->qp_tbl[i] == NULL) {
+				idx = i;
+				break;
+			}
+		}
+		dev->qp_free = i;
+		if (idx == UINT32_MAX) {
+			errno = ENOMEM;
+			return NULL;
+		}
 	}
 	qp = rte_zmalloc("sroce_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
 	if (qp == NULL) {
@@ -510,7 +520,7 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 		qp->ibqp.cap.max_recv_sge = 0;
 	}
 	attr->cap = qp->ibqp.cap;
-	qp->ibqp.qp_num = SROCE_QPN_BASE + idx;
+	qp->ibqp.qp_num = gsi ? SROCE_GSI_QPN : SROCE_QPN_BASE + idx;
 	qp->ibqp.qp_type = attr->qp_type;
 	qp->ibqp.state = PV_QPS_RESET;
 	qp->ibqp.sq_sig_all = attr->sq_sig_all;
@@ -554,7 +564,14 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 		qp->ibqp.fp_post_recv = dev->mt ? sroce_post_recv_mt : sroce_post_recv;
 	qp->attr.path_mtu = dev->active_mtu;
 	qp->attr.port_num = 1;
-	dev->qp_tbl[idx] = qp;
+	if (gsi) {
+		/* IBA 13.4.6.1: QP1 takes and sends the GSI Q_Key only */
+		qp->gsi = 1;
+		qp->attr.qkey = SROCE_GSI_QKEY;
+		dev->gsi_qp = qp;
+	} else {
+		dev->qp_tbl[idx] = qp;
+	}
 	dev->nb_qp_all++;
 	return &qp->ibqp;
 }
@@ -568,7 +585,15 @@ pv_sroce_qp_create(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
 		errno = EINVAL;		/* through create_qp_ex, with an XRCD for TGT */
 		return NULL;
 	}
-	return sroce_qp_create(pd->dev, pd, attr, NULL);
+	return sroce_qp_create(pd->dev, pd, attr, NULL, 0);
+}
+
+struct pv_qp *
+pv_sroce_qp_create_gsi(struct pv_pd *ibpd, struct pv_qp_init_attr *attr)
+{
+	struct sroce_pd *pd = sroce_pd(ibpd);
+
+	return sroce_qp_create(pd->dev, pd, attr, NULL, 1);
 }
 
 struct pv_qp *
@@ -583,13 +608,13 @@ pv_sroce_qp_create_xrc(struct pv_context *context, struct pv_pd *ibpd,
 			return NULL;
 		}
 		return sroce_qp_create(dev, NULL, attr,
-				       container_of(ibxrcd, struct sroce_xrcd, ibxrcd));
+				       container_of(ibxrcd, struct sroce_xrcd, ibxrcd), 0);
 	}
 	if (ibpd == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return sroce_qp_create(dev, sroce_pd(ibpd), attr, NULL);
+	return sroce_qp_create(dev, sroce_pd(ibpd), attr, NULL, 0);
 }
 
 /*
@@ -612,6 +637,21 @@ sroce_qp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 		fl = (uint32_t)v & 0xfffff;
 	}
 	return 0xc000 | ((fl & 0x3fff) ^ (fl >> 14));
+}
+
+/*
+ * UDP source port of the GSI QP, as rxe picks it for a QP at creation and
+ * keeps it for QP1 (its UD and GSI QPs get no AV at RTR): 0xc000 plus the
+ * top 14 bits of the QPN times the 32-bit golden ratio (Linux's
+ * hash_32(qpn, 14)). For QP1 that is 0xd872, 55410, the source port of
+ * every CM MAD in the rxe captures.
+ */
+static uint16_t
+sroce_qp_sport_gsi(void)
+{
+	const uint32_t golden_ratio_32 = 0x61c88647u;
+
+	return (uint16_t)(0xc000 | (uint32_t)(SROCE_GSI_QPN * golden_ratio_32) >> (32 - 14));
 }
 
 /*
@@ -658,7 +698,8 @@ sroce_qp_to_rtr(struct sroce_qp *qp, struct pv_qp_attr *attr, int mask)
 		/* destinations come with each WR (AH); messages fit the port MTU */
 		qp->mtu = pv_mtu_to_bytes(dev->active_mtu);
 		qp->attr.path_mtu = dev->active_mtu;
-		qp->ud_sport = sroce_qp_sport(0, qp->ibqp.qp_num, 1);
+		qp->ud_sport = qp->gsi ? sroce_qp_sport_gsi() :
+			       sroce_qp_sport(0, qp->ibqp.qp_num, 1);
 		return 0;
 	}
 	if ((qp->attr_mask & PV_QP_AV) == 0 || !qp->attr.ah_attr.is_global) {
@@ -730,7 +771,8 @@ pv_sroce_qp_modify(struct pv_qp *ibqp, struct pv_qp_attr *attr, int mask)
 		a->pkey_index = attr->pkey_index;
 	if (mask & PV_QP_PORT)
 		a->port_num = attr->port_num;
-	if (mask & PV_QP_QKEY)
+	/* the GSI QP keeps the GSI Q_Key whatever it is given (as rxe checks it) */
+	if ((mask & PV_QP_QKEY) && !qp->gsi)
 		a->qkey = attr->qkey;
 	if (mask & PV_QP_AV)
 		a->ah_attr = attr->ah_attr;
@@ -839,8 +881,12 @@ pv_sroce_qp_destroy(struct pv_qp *ibqp)
 	/* its type 2 windows must not open to the next QP with its number */
 	if (dev->nb_mw != 0)
 		pv_sroce_mw_qp_gone(dev, ibqp->qp_num);
-	dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
-	dev->qp_free = RTE_MIN(dev->qp_free, ibqp->qp_num - SROCE_QPN_BASE);
+	if (qp->gsi) {
+		dev->gsi_qp = NULL;
+	} else {
+		dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
+		dev->qp_free = RTE_MIN(dev->qp_free, ibqp->qp_num - SROCE_QPN_BASE);
+	}
 	dev->nb_qp_all--;
 	rte_free(qp->sq);
 	rte_free(qp->rq);

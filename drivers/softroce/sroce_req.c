@@ -122,15 +122,19 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 	}
 	if (xrc)
 		ext += SROCE_XRCETH_LEN;
-	/* UC and UD are never acknowledged: no AckReq (as rxe sends them) */
+	/*
+	 * UC and UD are never acknowledged: no AckReq (as rxe sends them), but
+	 * on the GSI QP's packets, which rxe sends with AckReq (its QP1 is of
+	 * type GSI, not UD: AckReq on the last packet, as RC)
+	 */
 	ackreq = !uc && !ud && (last || ++qp->req.noack >= SROCE_ACK_EVERY);
 	if (ud) {
 		/* one SEND ONLY (caller checked the MTU) with a DETH */
 		ext += SROCE_DETH_LEN;
 		op = op == SROCE_OP_RC_SEND_ONLY_IMM ? SROCE_OP_UD_SEND_ONLY_IMM :
 		     SROCE_OP_UD_SEND_ONLY;
-		m = sroce_frame_start_ud(qp, w->ud.ah, w->ud.remote_qpn, op, qp->req.psn, w->se,
-					 ext, paylen, &p);
+		m = sroce_frame_start_ud(qp, w->ud.ah, w->ud.remote_qpn, op, qp->req.psn,
+					 qp->gsi, w->se, ext, paylen, &p);
 	} else {
 		/* UC and XRC SEND/WRITE opcodes are the RC ones in their range
 		 * (IBTA table 38) */

@@ -49,6 +49,9 @@
 #define SROCE_PSN_MASK		0xffffffu
 #define SROCE_QPN_MASK		0xffffffu
 #define SROCE_DEFAULT_PKEY	0xffff
+/* the GSI QP (QP1, IBA vol. 1 13.4.6.1): its number and its well-known Q_Key */
+#define SROCE_GSI_QPN		1
+#define SROCE_GSI_QKEY		0x80010000u
 
 /* IBTA opcode values (vol. 1 9.2.1 table 38): RC 0x00-0x1f, UC 0x20.., UD 0x64/0x65 */
 enum sroce_opcode {

@@ -146,6 +146,17 @@ struct pv_driver_ops {
 	 * RX hash and a non-XRC type; NULL with errno EOPNOTSUPP otherwise.
 	 */
 	struct pv_qp *(*create_qp_ex)(struct pv_context *context, struct pv_qp_init_attr_ex *attr);
+	/**
+	 * pv_verbs_create_gsi_qp(): the GSI QP (QP1, IBA vol. 1 13.4) of the
+	 * port of @p pd's device. lib/verbs checked @p attr as pv_create_qp()
+	 * checks a UD QP. The op returns a UD QP (qp_type PV_QPT_UD) numbered
+	 * 1 in RESET that receives the packets addressed to destination QP 1
+	 * (Q_Key 0x80010000, default P_Key) and sends with source QP 1;
+	 * destroy_qp frees the device's GSI slot. NULL with errno EBUSY when
+	 * the device has its GSI QP already. Default: NULL with errno
+	 * EOPNOTSUPP (mlx5: the kernel owns QP1).
+	 */
+	struct pv_qp *(*create_gsi_qp)(struct pv_pd *pd, struct pv_qp_init_attr *attr);
 	/** Called after lib/verbs validated the transition; qp->state is the old state. */
 	int (*modify_qp)(struct pv_qp *qp, struct pv_qp_attr *attr, int attr_mask);
 	/** Fills @p attr; lib/verbs fills the init_attr of pv_query_qp() itself. */
@@ -338,6 +349,28 @@ void pv_cq_event_raise(struct pv_cq *cq);
  */
 int pv_qp_attr_mask_check(enum pv_qp_state cur, enum pv_qp_state next,
 			  enum pv_qp_type type, int attr_mask);
+
+/**
+ * Create the GSI QP (QP1) of the device of @p pd, for lib/cm's connection
+ * manager: the driver's create_gsi_qp op, with the validation and common
+ * fields of pv_create_qp(). Not exported: applications never reach QP1.
+ *
+ * The QP is UD (qp_type PV_QPT_UD), qp_num 1, in RESET; the caller moves it
+ * INIT (pkey_index 0, port_num 1, qkey 0x80010000), RTR and RTS as any UD
+ * QP, posts receives of a 40-byte GRH area plus a 256-byte MAD and sends
+ * to an AH with a GRH, remote_qpn 1, remote_qkey 0x80010000.
+ * pv_destroy_qp() destroys it and frees the device's slot.
+ *
+ * @param pd    PD of the QP; its context's device gets the GSI QP.
+ * @param attr  As for pv_create_qp(); qp_type must be PV_QPT_UD. The
+ *              granted caps are written back.
+ * @return the QP; NULL with errno EINVAL (NULL argument, not UD, caps or
+ *         CQs as pv_create_qp() refuses them), EBUSY (the device has its
+ *         GSI QP already), EOPNOTSUPP (the driver has no GSI QP: mlx5),
+ *         ENOMEM.
+ * Thread: any (the device's control path).
+ */
+struct pv_qp *pv_verbs_create_gsi_qp(struct pv_pd *pd, struct pv_qp_init_attr *attr);
 
 /**
  * Parse "key=value,key=value" device arguments. Calls @p fn for each pair;

@@ -180,6 +180,12 @@ stub_create_qp(struct pv_pd *pd __rte_unused, struct pv_qp_init_attr *attr __rte
 	return verbs_err_ptr(EOPNOTSUPP);
 }
 
+static struct pv_qp *
+stub_create_gsi_qp(struct pv_pd *pd __rte_unused, struct pv_qp_init_attr *attr __rte_unused)
+{
+	return verbs_err_ptr(EOPNOTSUPP);
+}
+
 static int
 stub_modify_qp(struct pv_qp *qp __rte_unused, struct pv_qp_attr *attr __rte_unused,
 	       int attr_mask __rte_unused)
@@ -297,6 +303,7 @@ static const struct pv_driver_ops verbs_stub_ops = {
 	.destroy_srq = stub_destroy_srq,
 	.create_qp = stub_create_qp,
 	.create_qp_ex = pv_verbs_default_create_qp_ex,
+	.create_gsi_qp = stub_create_gsi_qp,
 	.modify_qp = stub_modify_qp,
 	.query_qp = stub_query_qp,
 	.destroy_qp = stub_destroy_qp,
@@ -350,6 +357,7 @@ verbs_ops_fill(struct pv_driver_ops *full, const struct pv_driver_ops *drv)
 	VERBS_OP_FILL(full, drv, destroy_srq);
 	VERBS_OP_FILL(full, drv, create_qp);
 	VERBS_OP_FILL(full, drv, create_qp_ex);
+	VERBS_OP_FILL(full, drv, create_gsi_qp);
 	VERBS_OP_FILL(full, drv, modify_qp);
 	VERBS_OP_FILL(full, drv, query_qp);
 	VERBS_OP_FILL(full, drv, destroy_qp);

@@ -233,22 +233,42 @@ pv_verbs_qp_init(struct pv_qp *qp, struct pv_context *ctx, struct pv_pd *pd,
 	pv_verbs_qp_ex_init(qp);
 }
 
-struct pv_qp *
-pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
+/* pv_create_qp(), and with @p gsi the GSI QP: checks, the driver's op, common fields */
+static struct pv_qp *
+verbs_qp_create(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr, int gsi)
 {
+	const struct pv_driver_ops *ops;
 	struct pv_qp *qp;
 	int ret;
 
 	if (pd == NULL || qp_init_attr == NULL)
 		return verbs_err_ptr(EINVAL);
+	if (gsi && qp_init_attr->qp_type != PV_QPT_UD) {
+		VERBS_LOG(ERR, "pd %u: the GSI QP is a UD QP, not type %d", pd->handle,
+			  qp_init_attr->qp_type);
+		return verbs_err_ptr(EINVAL);
+	}
 	ret = pv_verbs_qp_init_attr_check(pd, qp_init_attr);
 	if (ret != 0)
 		return verbs_err_ptr(ret);
-	qp = verbs_ops(pd->context)->create_qp(pd, qp_init_attr);
+	ops = verbs_ops(pd->context);
+	qp = gsi ? ops->create_gsi_qp(pd, qp_init_attr) : ops->create_qp(pd, qp_init_attr);
 	if (qp == NULL)
 		return NULL;
 	pv_verbs_qp_init(qp, pd->context, pd, qp_init_attr, NULL);
 	return qp;
+}
+
+struct pv_qp *
+pv_create_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
+{
+	return verbs_qp_create(pd, qp_init_attr, 0);
+}
+
+struct pv_qp *
+pv_verbs_create_gsi_qp(struct pv_pd *pd, struct pv_qp_init_attr *qp_init_attr)
+{
+	return verbs_qp_create(pd, qp_init_attr, 1);
 }
 
 #define VERBS_QP_ACCESS_KNOWN (PV_ACCESS_LOCAL_WRITE | PV_ACCESS_REMOTE_WRITE | \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seed corpora of the softroce fuzz targets, written to OUT/{parse,resp,req}.
+"""Seed corpora of the fuzz targets, written to OUT/{parse,resp,req,cm_mad}.
 
 usage: pv-fuzz-seeds.py RXE_DATA_DIR OUT_DIR
 
@@ -8,8 +8,11 @@ From each classic pcap of RXE_DATA_DIR (if the directory exists): its RoCEv2
 frames as parser seeds (mode byte 0: ICRC as captured), and per capture one
 responder seed (the frames towards the responder, 10.77.0.11) and one
 requester seed (the frames from it) in the action format of fuzz_sroce_qp.c,
-with the QPN, rkey/va and PSN patched by the harness. A few synthetic seeds
-are always written, so the targets start from valid frames without the data.
+with the QPN, rkey/va and PSN patched by the harness; and every distinct
+CM MAD (UD SEND Only to QP1: the 256 bytes after BTH and DETH) as a
+fuzz_cm_mad seed. A few synthetic seeds are always written (frames, one
+MAD per CM attribute, rdma_cm headers), so the targets start from valid
+input without the data.
 """
 import os
 import struct
@@ -18,6 +21,8 @@ import sys
 RESPONDER_IP = bytes([10, 77, 0, 11])
 MAX_FRAMES = 24          # per QP seed
 MAX_PARSE = 400          # parser seeds in all
+MAD_SIZE = 256
+CM_ATTRS = [0x0001] + list(range(0x0010, 0x001b))
 
 
 def pcap_frames(path):
@@ -54,6 +59,25 @@ def roce_body(frame):
     return frame[l3 + ihl + 8:end - 4], frame[l3 + 12:l3 + 16]
 
 
+def cm_mad(body):
+    """the MAD of a UD SEND Only to QP1 (BTH, DETH, MAD), or None"""
+    if len(body) != 12 + 8 + MAD_SIZE or body[0] != 0x64 or body[5:8] != b'\x00\x00\x01':
+        return None
+    return body[20:]
+
+
+def cm_synthetic():
+    """one CM Send of each attribute, all fields zero; two rdma_cm headers"""
+    seeds = []
+    for attr in CM_ATTRS:
+        hdr = bytes([1, 0x07, 2, 0x03, 0, 0, 0, 0]) + struct.pack('>QHHI', 1, attr, 0, 0)
+        seeds.append(hdr + bytes(MAD_SIZE - len(hdr)))
+    v4 = bytes([0, 0x40]) + struct.pack('>H', 54793)
+    v4 += bytes(12) + bytes([10, 77, 0, 12]) + bytes(12) + bytes([10, 77, 0, 11])
+    v6 = bytes([0, 0x60]) + struct.pack('>H', 4791) + bytes(range(16)) + bytes(range(16, 32))
+    return seeds + [v4, v6]
+
+
 def qp_record(body):
     """action 0 (frame) with the QPN, rkey/va and PSN patched by the harness"""
     op = body[0]
@@ -87,10 +111,11 @@ def synthetic():
 
 def main():
     data_dir, out = sys.argv[1], sys.argv[2]
-    for d in ('parse', 'resp', 'req'):
+    for d in ('parse', 'resp', 'req', 'cm_mad'):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     n_parse = 0
     seen = set()
+    mads = set()
     if os.path.isdir(data_dir):
         for name in sorted(os.listdir(data_dir)):
             if not name.endswith('.pcap'):
@@ -101,6 +126,12 @@ def main():
                 if r is None:
                     continue
                 body, sip = r
+                mad = cm_mad(body)
+                if mad is not None and mad not in mads:
+                    mads.add(mad)
+                    with open(os.path.join(out, 'cm_mad', '%s-%d' % (name, len(mads))),
+                              'wb') as f:
+                        f.write(mad)
                 key = (body[0], len(body) // 256)
                 if n_parse < MAX_PARSE and key not in seen:
                     seen.add(key)
@@ -124,8 +155,12 @@ def main():
         udp = struct.pack('>HHHH', 0xc000, 4791, 0, 0)
         with open(os.path.join(out, 'parse', 'synthetic-%d' % i), 'wb') as f:
             f.write(b'\x01' + eth + ip + udp + body + bytes(4))
-    print('seeds: %d parser frames, %d QP sequences' %
-          (n_parse + len(synthetic()), len(os.listdir(os.path.join(out, 'resp')))))
+    for i, seed in enumerate(cm_synthetic()):
+        with open(os.path.join(out, 'cm_mad', 'synthetic-%d' % i), 'wb') as f:
+            f.write(seed)
+    print('seeds: %d parser frames, %d QP sequences, %d CM MADs' %
+          (n_parse + len(synthetic()), len(os.listdir(os.path.join(out, 'resp'))),
+           len(mads) + len(cm_synthetic())))
 
 
 if __name__ == '__main__':

@@ -52,6 +52,15 @@
  *   frame with its opcode and PSN), but each captured frame must still
  *   appear in the same order and be byte-identical.
  *
+ * The captures of the connection manager (cm_*, nvmf_connect_io) are replayed
+ * for their CM MADs only (UD SEND Only from QP1 to QP1; their RC frames are
+ * left out) between a softroce GSI QP (pv_verbs_create_gsi_qp(), sq_psn the
+ * side's first captured PSN) and the injected peer: each MAD X sent is posted
+ * (256 bytes to QP 1, Q_Key 0x80010000) and its frame compared byte for byte
+ * as above (UDP source port 55410, P_Key 0xffff, AckReq, PSN, DETH Q_Key and
+ * source QP 1); each MAD of the peer is received with src_qp 1, its 256
+ * bytes and the IPv4 header in the GRH area.
+ *
  * usage: test_sroce_replay DATA_DIR   (exit 77 when DATA_DIR is missing)
  */
 
@@ -75,6 +84,7 @@
 #include "pv_rtc.h"
 #include "pv_sroce.h"
 #include "pv_verbs.h"
+#include "pv_verbs_driver.h"
 #include "sroce_wire.h"
 #include "pv_app.h"
 #include "ut_sroce.h"
@@ -100,6 +110,7 @@ enum {
 	RP_LOSS_VM1 = 1 << 1,	/* vm1's egress lost frames before the capture point */
 	RP_LOSS_VM2 = 1 << 2,
 	RP_UC = 1 << 3,		/* UC QPs (ibv_uc_pingpong) */
+	RP_CM = 1 << 4,		/* only the CM MADs: UD SEND Only from QP1 to QP1 */
 };
 
 struct rp_case {
@@ -128,11 +139,22 @@ static const struct rp_case rp_cases[] = {
 	{ "uc_send", PV_MTU_1024, RP_UC },
 };
 
+/* the captures with CM MADs, replayed between GSI QPs (their RC frames left out) */
+static const struct rp_case rp_cm_cases[] = {
+	{ "cm_rdma_server", PV_MTU_1024, RP_CM },
+	{ "cm_reject", PV_MTU_1024, RP_CM },
+	{ "cm_mra", PV_MTU_1024, RP_CM },
+	{ "cm_ucmatose", PV_MTU_1024, RP_CM },
+	{ "cm_perftest", PV_MTU_1024, RP_CM },
+	{ "nvmf_connect_io", PV_MTU_1024, RP_CM },
+};
+
 /** A captured frame. */
 struct rp_frame {
 	uint8_t *data;
 	uint32_t len;
 	struct sroce_pkt pkt;	/* pkt.frame == data */
+	int no;			/* frame number in the capture, from 1 */
 	uint8_t side;		/* sender */
 	uint8_t req;		/* a request (else a response) */
 	int32_t msg;		/* requests: message index in the sender's table */
@@ -391,7 +413,7 @@ rp_cap_load(const struct rp_case *c, struct rp_cap *cap)
 	struct pcap_pkthdr *h;
 	const u_char *bytes;
 	pcap_t *p;
-	int i, s;
+	int i, s, nread = 0;
 
 	memset(cap, 0, sizeof(*cap));
 	cap->c = c;
@@ -415,21 +437,29 @@ rp_cap_load(const struct rp_case *c, struct rp_cap *cap)
 			break;
 		memcpy(fr->data, bytes, h->caplen);
 		fr->len = h->caplen;
+		fr->no = ++nread;
 		cap->n++;
 		/* rxe's frames must pass softroce's parser, ICRC included */
 		ret = pv_sroce_pkt_parse(fr->data, fr->len, 1, &fr->pkt);
 		if (ret != 0) {
-			printf("  %s frame %d: parse: %s\n", c->name, cap->n, strerror(-ret));
+			printf("  %s frame %d: parse: %s\n", c->name, fr->no, strerror(-ret));
 			pcap_close(p);
 			return -1;
 		}
 		ret = rp_side_of(&fr->pkt);
 		if (ret < 0) {
-			printf("  %s frame %d: not from vm1 or vm2\n", c->name, cap->n);
+			printf("  %s frame %d: not from vm1 or vm2\n", c->name, fr->no);
 			pcap_close(p);
 			return -1;
 		}
 		fr->side = (uint8_t)ret;
+		if ((c->flags & RP_CM) && (fr->pkt.opcode != SROCE_OP_UD_SEND_ONLY ||
+					   fr->pkt.dqpn != 1 || fr->pkt.sqpn != 1)) {
+			free(fr->data);
+			fr->data = NULL;
+			cap->n--;
+			continue;
+		}
 		fr->req = (pv_sroce_opcode_info[fr->pkt.opcode].flags & SROCE_OPF_REQ) != 0;
 		fr->msg = -1;
 		/* the QPN a side owns is the destination of frames sent to it */
@@ -445,6 +475,8 @@ rp_cap_load(const struct rp_case *c, struct rp_cap *cap)
 			cap->rnr_timer[fr->side] = fr->pkt.aeth_syndrome & SROCE_AETH_VALUE_MASK;
 	}
 	pcap_close(p);
+	if (c->flags & RP_CM)
+		return cap->n > 0 ? 0 : -1;
 	for (s = 0; s < 2; s++)
 		if (rp_msgs_build(cap, s) != 0) {
 			printf("  %s: message structure of %s not understood\n", c->name,
@@ -658,7 +690,7 @@ rp_field(const struct sroce_pkt *pkt, uint32_t off, uint32_t *rel_p)
  * defined at the top of the file), -1 different (reported).
  */
 static int
-rp_compare(struct rp_run *r, const struct rp_frame *e, int idx, struct rp_out *g)
+rp_compare(struct rp_run *r, const struct rp_frame *e, struct rp_out *g)
 {
 	const struct sroce_pkt *ep = &e->pkt, *gp = &g->pkt;
 	uint32_t elen = ep->frame_len - SROCE_ICRC_LEN, i, rel;
@@ -667,12 +699,12 @@ rp_compare(struct rp_run *r, const struct rp_frame *e, int idx, struct rp_out *g
 	r->compared++;
 	if (g->parse_ret != 0) {
 		rp_report(r, "frame %d (%s, opcode 0x%02x psn %u): softroce's frame does not "
-			  "parse: %s", idx + 1, what, ep->opcode, ep->psn, strerror(-g->parse_ret));
+			  "parse: %s", e->no, what, ep->opcode, ep->psn, strerror(-g->parse_ret));
 		return -1;
 	}
 	if (gp->frame_len != ep->frame_len || g->len != gp->frame_len) {
 		rp_report(r, "frame %d (%s, opcode 0x%02x psn %u): length: expected %u got %u "
-			  "(got opcode 0x%02x psn %u)", idx + 1, what, ep->opcode, ep->psn,
+			  "(got opcode 0x%02x psn %u)", e->no, what, ep->opcode, ep->psn,
 			  ep->frame_len, gp->frame_len, gp->opcode, gp->psn);
 		return -1;
 	}
@@ -696,11 +728,11 @@ rp_compare(struct rp_run *r, const struct rp_frame *e, int idx, struct rp_out *g
 			if (strcmp(f, "payload byte") == 0)
 				rp_report(r, "frame %d (%s, opcode 0x%02x psn %u): "
 					  "payload byte %u: "
-					  "expected 0x%02x got 0x%02x", idx + 1, what, ep->opcode,
+					  "expected 0x%02x got 0x%02x", e->no, what, ep->opcode,
 					  ep->psn, rel, a, b);
 			else
 				rp_report(r, "frame %d (%s, opcode 0x%02x psn %u): %s (byte %u): "
-					  "expected 0x%02x got 0x%02x", idx + 1, what, ep->opcode,
+					  "expected 0x%02x got 0x%02x", e->no, what, ep->opcode,
 					  ep->psn, f, i, a, b);
 			return -1;
 		}
@@ -741,7 +773,7 @@ rp_lost_check(struct rp_run *r, struct rp_out *o)
 
 		if (f->side == r->x && f->req && o->parse_ret == 0 &&
 		    rp_same_key(&f->pkt, &o->pkt)) {
-			(void)rp_compare(r, f, j, o);
+			(void)rp_compare(r, f, o);
 			r->compared--;
 			return;
 		}
@@ -782,7 +814,7 @@ rp_expect(struct rp_run *r, int idx, int lossy, int optional)
 					if (!r->out[k].used && r->out[k].req == e->req)
 						rp_lost_check(r, &r->out[k]);
 			o->used = 1;
-			return rp_compare(r, e, idx, o) == 0 ? RP_OK : RP_FAIL;
+			return rp_compare(r, e, o) == 0 ? RP_OK : RP_FAIL;
 		}
 		if (ut_now_ms() > deadline)
 			break;
@@ -791,7 +823,7 @@ rp_expect(struct rp_run *r, int idx, int lossy, int optional)
 	if (optional)
 		return RP_SKIPPED;
 	rp_report(r, "frame %d (%s, opcode 0x%02x psn %u): softroce sent no such frame within "
-		  "%u ms", idx + 1, e->req ? "request" : "response", e->pkt.opcode, e->pkt.psn,
+		  "%u ms", e->no, e->req ? "request" : "response", e->pkt.opcode, e->pkt.psn,
 		  RP_WAIT_MS);
 	return RP_FAIL;
 }
@@ -1274,6 +1306,34 @@ rp_run_free(struct rp_run *r)
 	free(r->rimg);
 }
 
+/*
+ * The start of a replay of @p c with softroce as side @p x: the capture in
+ * @p cap, and @p r's context, frame table, PD and CQs. @return 0, or -1
+ * (a failure, reported; the caller frees @p r and @p cap all the same)
+ */
+static int
+rp_run_start(const struct rp_case *c, int x, struct rp_cap *cap, struct rp_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->cap = cap;
+	r->x = x;
+	r->peer = 1 - x;
+	r->ctx = rp_ctx[x];
+	if (rp_cap_load(c, cap) != 0) {
+		CU_FAIL("capture not loaded");
+		return -1;
+	}
+	r->out = calloc(RP_MAX_OUT, sizeof(*r->out));
+	r->pd = pv_alloc_pd(r->ctx);
+	r->scq = pv_create_cq(r->ctx, 1024, NULL, NULL, 0);
+	r->rcq = pv_create_cq(r->ctx, 1024, NULL, NULL, 0);
+	if (r->out == NULL || r->pd == NULL || r->scq == NULL || r->rcq == NULL) {
+		CU_FAIL("verbs objects");
+		return -1;
+	}
+	return 0;
+}
+
 static void
 rp_replay(const struct rp_case *c, int x)
 {
@@ -1283,26 +1343,10 @@ rp_replay(const struct rp_case *c, int x)
 	struct pv_sroce_stats st0, st1;
 	int i, ret;
 
-	memset(&r, 0, sizeof(r));
 	memset(&st0, 0, sizeof(st0));
 	memset(&st1, 0, sizeof(st1));
-	if (rp_cap_load(c, &cap) != 0) {
-		CU_FAIL("capture not loaded");
-		rp_cap_free(&cap);
-		return;
-	}
-	r.cap = &cap;
-	r.x = x;
-	r.peer = 1 - x;
-	r.ctx = rp_ctx[x];
-	r.out = calloc(RP_MAX_OUT, sizeof(*r.out));
-	r.pd = pv_alloc_pd(r.ctx);
-	r.scq = pv_create_cq(r.ctx, 1024, NULL, NULL, 0);
-	r.rcq = pv_create_cq(r.ctx, 1024, NULL, NULL, 0);
-	if (r.out == NULL || r.pd == NULL || r.scq == NULL || r.rcq == NULL) {
-		CU_FAIL("verbs objects");
+	if (rp_run_start(c, x, &cap, &r) != 0)
 		goto out;
-	}
 	r.qp = rp_qp_create(&r, cap.qpn[x]);
 	if (r.qp == NULL || rp_mem_setup(&r) != 0) {
 		CU_FAIL("qp or memory set-up");
@@ -1385,22 +1429,210 @@ out:
 	rp_cap_free(&cap);
 }
 
-/* every test runs this; its name says which capture and side */
+/* ---------------------------------------------------------------------- */
+/* CM MADs between GSI QPs                                                */
+/* ---------------------------------------------------------------------- */
+
+#define RP_GSI_QKEY	0x80010000u
+#define RP_MAD_LEN	256
+#define RP_GRH_LEN	40
+#define RP_GSI_SLOT	512
+
+/* X's GSI QP (QP1) up: INIT (pkey_index 0, port 1, GSI Q_Key), RTR, RTS */
+static int
+rp_gsi_up(struct pv_qp *qp, uint32_t sq_psn)
+{
+	struct pv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = RP_GSI_QKEY;
+	ret = pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_PKEY_INDEX | PV_QP_PORT | PV_QP_QKEY);
+	a.qp_state = PV_QPS_RTR;
+	ret = ret ?: pv_modify_qp(qp, &a, PV_QP_STATE);
+	a.qp_state = PV_QPS_RTS;
+	a.sq_psn = sq_psn;
+	return ret ?: pv_modify_qp(qp, &a, PV_QP_STATE | PV_QP_SQ_PSN);
+}
+
+/* the peer's MAD @p fr injected: X's GSI QP receives it into slot @p k */
 static void
-test_replay(void)
+rp_gsi_receive(struct rp_run *r, const struct rp_frame *fr, uint32_t k)
+{
+	uint8_t *slot = r->lbuf + (size_t)k * RP_GSI_SLOT;
+	struct pv_wc wc;
+	int n = 0, i;
+
+	CU_ASSERT_EQUAL(ut_post_recv1(r->qp, k, slot, RP_GRH_LEN + RP_MAD_LEN, r->lmr->lkey), 0);
+	CU_ASSERT_EQUAL(rp_inject(r, fr->data, fr->len), 0);
+	for (i = 0; i < 64 && n == 0; i++) {
+		rp_settle(r);
+		n = pv_poll_cq(r->rcq, 1, &wc);
+	}
+	if (n != 1) {
+		rp_report(r, "frame %d (MAD from the peer): no receive completion", fr->no);
+		return;
+	}
+	if (wc.status != PV_WC_SUCCESS || wc.wr_id != k || wc.qp_num != 1 || wc.src_qp != 1 ||
+	    wc.byte_len != RP_GRH_LEN + RP_MAD_LEN || wc.wc_flags != PV_WC_GRH ||
+	    memcmp(slot + RP_GRH_LEN, rp_payload(fr), RP_MAD_LEN) != 0 ||
+	    memcmp(slot + RP_GRH_LEN - 20, fr->data + fr->pkt.l3_off, 20) != 0)
+		rp_report(r, "frame %d (MAD from the peer): status %d qp 0x%x src_qp 0x%x, %u "
+			  "bytes, flags 0x%x, or the MAD or GRH differ", fr->no, wc.status,
+			  wc.qp_num, wc.src_qp, wc.byte_len, wc.wc_flags);
+}
+
+/* X's MAD @p fr sent from slot @p k: softroce's frame must be rxe's */
+static void
+rp_gsi_send(struct rp_run *r, struct pv_ah *ah, const struct rp_frame *fr, uint32_t k)
+{
+	uint8_t *slot = r->lbuf + (size_t)k * RP_GSI_SLOT;
+	struct pv_sge sge = { .addr = (uintptr_t)slot, .length = RP_MAD_LEN,
+			      .lkey = r->lmr->lkey };
+	struct pv_send_wr wr, *bad = NULL;
+	struct pv_wc wc;
+
+	memcpy(slot, rp_payload(fr), RP_MAD_LEN);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = k;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = PV_WR_SEND;
+	wr.send_flags = PV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 1;
+	wr.wr.ud.remote_qkey = RP_GSI_QKEY;
+	CU_ASSERT_EQUAL(pv_post_send(r->qp, &wr, &bad), 0);
+	(void)rp_expect(r, (int)(fr - r->cap->f), 0, 0);
+	if (pv_poll_cq(r->scq, 1, &wc) != 1 || wc.status != PV_WC_SUCCESS || wc.wr_id != k)
+		rp_report(r, "frame %d (MAD to the peer): no successful send completion", fr->no);
+}
+
+/*
+ * The CM MADs of capture @p c with X's side played by a softroce GSI QP:
+ * X's MADs posted and their frames compared byte for byte with rxe's (UDP
+ * source port 55410, P_Key, QPN 1, AckReq, PSN, DETH), the peer's injected
+ * and received (src_qp 1, the MAD, the IPv4 header in the GRH area).
+ */
+static void
+rp_gsi_replay(const struct rp_case *c, int x)
+{
+	struct pv_qp_init_attr ia;
+	struct pv_sroce_stats st0, st1;
+	struct pv_ah_attr aa;
+	struct pv_ah *ah = NULL;
+	struct rp_cap cap;
+	struct rp_run r;
+	int i, sent = 0, received = 0;
+
+	if (rp_run_start(c, x, &cap, &r) != 0)
+		goto out;
+	r.lbuf_len = (size_t)cap.n * RP_GSI_SLOT;
+	r.lbuf = aligned_alloc(4096, RTE_ALIGN_CEIL(r.lbuf_len, 4096));
+	if (r.lbuf == NULL) {
+		CU_FAIL("buffer");
+		goto out;
+	}
+	r.lmr = pv_reg_mr(r.pd, r.lbuf, r.lbuf_len, PV_ACCESS_LOCAL_WRITE);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = r.scq;
+	ia.recv_cq = r.rcq;
+	ia.qp_type = PV_QPT_UD;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	r.qp = pv_verbs_create_gsi_qp(r.pd, &ia);
+	if (r.lmr == NULL || r.qp == NULL || r.qp->qp_num != 1 ||
+	    rp_gsi_up(r.qp, cap.has_req[x] ? cap.psn0[x] : 0) != 0) {
+		CU_FAIL("GSI QP set-up");
+		goto out;
+	}
+	rp_arp_prime(&r);
+	CU_ASSERT_EQUAL(ut_ah_attr_ipv4(rp_ip_str[r.peer], &aa), 0);
+	ah = pv_create_ah(r.pd, &aa);
+	if (ah == NULL) {
+		CU_FAIL("AH to the peer");
+		goto out;
+	}
+	pv_sroce_stats_get(r.ctx, &st0);
+	for (i = 0; i < cap.n && r.diffs < RP_MAX_DIFFS; i++) {
+		if (cap.f[i].side == r.peer) {
+			rp_gsi_receive(&r, &cap.f[i], (uint32_t)i);
+			received++;
+		} else {
+			rp_gsi_send(&r, ah, &cap.f[i], (uint32_t)i);
+			sent++;
+		}
+	}
+	/* nothing else may come out of softroce */
+	ut_spin(5);
+	rp_settle(&r);
+	for (i = 0; i < r.nout; i++)
+		if (!r.out[i].used)
+			rp_report(&r, "unexpected frame from softroce: opcode 0x%02x psn %u",
+				  r.out[i].pkt.opcode, r.out[i].pkt.psn);
+	pv_sroce_stats_get(r.ctx, &st1);
+	CU_ASSERT_EQUAL(st1.rx_drop_icrc, st0.rx_drop_icrc);
+	CU_ASSERT_EQUAL(st1.rx_drop_hdr, st0.rx_drop_hdr);
+	CU_ASSERT_EQUAL(st1.rx_drop_gsi, st0.rx_drop_gsi);
+	CU_ASSERT_EQUAL(st1.rx_drop_pkey, st0.rx_drop_pkey);
+	CU_ASSERT_EQUAL(st1.ud_qkey_drops, st0.ud_qkey_drops);
+	printf("  %s MADs as %s: %d sent and compared (%d equal), %d received, %d mismatches\n",
+	       c->name, x == VM1 ? "vm1" : "vm2", sent, r.compared - r.diffs, received, r.diffs);
+out:
+	if (ah != NULL)
+		pv_destroy_ah(ah);
+	rp_run_free(&r);
+	rp_cap_free(&cap);
+}
+
+/*
+ * The case of @p tbl (@p n entries) the running test's name starts with,
+ * and in *@p x_p the side it names; NULL (a failure) when none.
+ */
+static const struct rp_case *
+rp_case_of_test(const struct rp_case *tbl, unsigned int n, int *x_p)
 {
 	const char *name = CU_get_current_test()->pName;
 	unsigned int i;
 
-	for (i = 0; i < RTE_DIM(rp_cases); i++) {
-		size_t l = strlen(rp_cases[i].name);
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(tbl[i].name);
 
-		if (strncmp(name, rp_cases[i].name, l) == 0 && name[l] == ' ') {
-			rp_replay(&rp_cases[i], strstr(name, "vm1") != NULL ? VM1 : VM2);
-			return;
+		if (strncmp(name, tbl[i].name, l) == 0 && name[l] == ' ') {
+			*x_p = strstr(name, "vm1") != NULL ? VM1 : VM2;
+			return &tbl[i];
 		}
 	}
 	CU_FAIL("no such case");
+	return NULL;
+}
+
+/* every test runs this; its name says which capture and side */
+static void
+test_replay(void)
+{
+	const struct rp_case *c;
+	int x;
+
+	c = rp_case_of_test(rp_cases, RTE_DIM(rp_cases), &x);
+	if (c != NULL)
+		rp_replay(c, x);
+}
+
+/* the CM captures' tests: "<capture> MADs as vm1 (server)" ... */
+static void
+test_replay_gsi(void)
+{
+	const struct rp_case *c;
+	int x;
+
+	c = rp_case_of_test(rp_cm_cases, RTE_DIM(rp_cm_cases), &x);
+	if (c != NULL)
+		rp_gsi_replay(c, x);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1477,16 +1709,17 @@ int
 main(int argc, char **argv)
 {
 	char prefix[64], dev[2][160];
-	char names[RTE_DIM(rp_cases) * 2][64];
+	char names[(RTE_DIM(rp_cases) + RTE_DIM(rp_cm_cases)) * 2][64];
 	struct stat st;
-	static struct ut_case cases[RTE_DIM(rp_cases) * 2 + 1];	/* { NULL } last */
+	/* { NULL } last */
+	static struct ut_case cases[(RTE_DIM(rp_cases) + RTE_DIM(rp_cm_cases)) * 2 + 1];
 	const struct ut_suite suite = {
 		.name = "sroce_replay",
 		.init = suite_init,
 		.fini = suite_clean,
 		.cases = cases,
 	};
-	unsigned int i;
+	unsigned int i, k;
 	int ret, fails;
 
 	if (argc < 2 || stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -1515,6 +1748,11 @@ main(int argc, char **argv)
 		snprintf(names[i], sizeof(names[i]), "%s as %s", rp_cases[i / 2].name,
 			 i % 2 == 0 ? "vm1 (server)" : "vm2 (client)");
 		cases[i] = (struct ut_case){ names[i], test_replay, NULL };
+	}
+	for (k = 0; k < RTE_DIM(rp_cm_cases) * 2; k++, i++) {
+		snprintf(names[i], sizeof(names[i]), "%s MADs as %s", rp_cm_cases[k / 2].name,
+			 k % 2 == 0 ? "vm1 (server)" : "vm2 (client)");
+		cases[i] = (struct ut_case){ names[i], test_replay_gsi, NULL };
 	}
 	fails = ut_cunit_run_one(&suite);
 	pv_cleanup();

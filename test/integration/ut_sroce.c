@@ -131,6 +131,13 @@ int
 ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2], int cqe,
 	     int nonblock)
 {
+	return ut_devs_open_app(ctx, pd, cq, cqe, nonblock, 0);
+}
+
+int
+ut_devs_open_app(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2], int cqe,
+		 int nonblock, int app)
+{
 	struct pv_device **list;
 	int n, i;
 
@@ -139,7 +146,8 @@ ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]
 		return -1;
 	for (i = 0; i < 2; i++) {
 		ctx[i] = pv_open_device(list[i]);
-		if (ctx[i] == NULL || (nonblock && ut_async_nonblock(ctx[i]) != 0))
+		if (ctx[i] == NULL || (nonblock && ut_async_nonblock(ctx[i]) != 0) ||
+		    (app && pv_set_progress_mode(ctx[i], PV_PROGRESS_APP) != 0))
 			return -1;
 		pd[i] = pv_alloc_pd(ctx[i]);
 		cq[i] = pv_create_cq(ctx[i], cqe, NULL, NULL, 0);

@@ -95,6 +95,10 @@ int ut_devs_open(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *c
 int ut_buf_pair_alloc(struct pv_pd *const pd[2], size_t len, struct ut_buf **l_p,
 		      struct ut_buf **r_p);
 
+/* ut_devs_open(), with both contexts in PV_PROGRESS_APP mode when @p app (pv-perf's) */
+int ut_devs_open_app(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2],
+		     int cqe, int nonblock, int app);
+
 /* undo ut_devs_open() */
 void ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]);
 

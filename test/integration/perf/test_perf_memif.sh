@@ -9,11 +9,18 @@
 # --verify runs must report every byte correct, the -c runs no "invalid"
 # line. Exit 77 (skip) when the softroce device cannot be created here.
 #
-# usage: test_perf_memif.sh PV_PERF PV_PINGPONG
+# With a third argument "rdma_cm": pv-perf -R instead (perftest's rdma_cm
+# mode: the conversation over a first rdma_cm connection, the test QP
+# connected by the CM), send_bw, write_bw and read_lat; the client then
+# names the server by its RoCE address.
+#
+# usage: test_perf_memif.sh PV_PERF PV_PINGPONG [rdma_cm]
 set -uo pipefail
 
 perf=$1
 pingpong=$2
+mode=${3:-}
+host=127.0.0.1
 tag=pvit-$$
 sock=/tmp/$tag.sock
 port=$((20000 + $$ % 20000))
@@ -22,27 +29,9 @@ spid=""
 fails=0
 runs=0
 
-cleanup() {
-	if [ -n "$spid" ] && kill -0 "$spid" 2>/dev/null; then
-		kill "$spid" 2>/dev/null
-		wait "$spid" 2>/dev/null
-	fi
-	rm -f "$sock"
-	[ "$fails" -eq 0 ] && rm -rf "$logdir"
-}
-trap cleanup EXIT
-
-eal() {	# eal ROLE IP LCORE
-	echo "-l $3 --no-pci --no-huge -m 512 --file-prefix=$tag-$1" \
-		"--log-level=*:warning" \
-		"--vdev=net_memif0,role=$1,socket=$sock,socket-abstract=no" \
-		"--pv-dev=softroce:port=net_memif0,ip=$2"
-}
-
-# a process listens on $sock (flag __SO_ACCEPTCON in /proc/net/unix)
-listening() {
-	awk -v s="$sock" '$8 == s && $4 ~ /^0*10000$/ { f = 1 } END { exit !f }' /proc/net/unix
-}
+# shellcheck source=test/integration/memif_pair.sh
+. "$(dirname "$0")/../memif_pair.sh"
+trap memif_pair_cleanup EXIT
 
 # pair NAME BINARY CHECK_REGEX ARGS...: run server and client, check both
 pair() {
@@ -53,13 +42,13 @@ pair() {
 	runs=$((runs + 1))
 	rm -f "$sock"
 	# shellcheck disable=SC2046
-	"$bin" $(eal server 10.99.0.1 0) -- "$@" -p "$port" >"$slog" 2>&1 &
+	"$bin" $(memif_pair_eal server 10.99.0.1 0) -- "$@" -p "$port" >"$slog" 2>&1 &
 	spid=$!
 	# the memif client connects once: wait until the server listens
 	# and has started its port (pv-perf prints "Waiting..." after that;
 	# pv-pingpong prints nothing before the link is up: give it a second)
 	for i in $(seq 200); do
-		if listening; then
+		if memif_pair_listening; then
 			grep -q 'Waiting for client' "$slog" && break
 			[ "$bin" = "$pingpong" ] && sleep 1 && break
 		fi
@@ -72,22 +61,10 @@ pair() {
 		exit 77
 	fi
 	# shellcheck disable=SC2046
-	timeout 60 "$bin" $(eal client 10.99.0.2 1) -- "$@" -p "$port" 127.0.0.1 \
+	timeout 60 "$bin" $(memif_pair_eal client 10.99.0.2 1) -- "$@" -p "$port" "$host" \
 		>"$clog" 2>&1
 	crc=$?
-	for i in $(seq 100); do
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$spid" 2>/dev/null; then
-		kill "$spid"
-		wait "$spid" 2>/dev/null
-		src=124
-	else
-		wait "$spid"
-		src=$?
-	fi
-	spid=""
+	memif_pair_wait_server
 	port=$((port + 1))
 	# pv-pingpong -c reports bad data ("invalid data in page", "invalid
 	# GRH") as rc_pingpong does: on stdout, exit status 0
@@ -104,6 +81,17 @@ pair() {
 	echo "--- client ---"
 	tail -n 20 "$clog"
 }
+
+if [ "$mode" = rdma_cm ]; then
+	# one size, no --verify (perftest's exchange); a result line: size, iterations
+	host=10.99.0.1
+	pair send_bw-rdma_cm "$perf" '^ *65536 +200 ' send_bw -R -n 200
+	pair write_bw-rdma_cm "$perf" '^ *65536 +200 ' write_bw -R -n 200
+	pair read_lat-rdma_cm "$perf" '^ *64 +200 ' read_lat -R -s 64 -n 200
+	echo "$((runs - fails)) of $runs runs passed"
+	[ "$fails" -eq 0 ]
+	exit
+fi
 
 ok='every byte checked, all correct'
 pair write_bw "$perf" "$ok" write_bw --verify --sizes=1,4096,65536 -n 200
@@ -125,7 +113,7 @@ refused() {
 	runs=$((runs + 1))
 	rm -f "$sock"
 	# shellcheck disable=SC2046
-	timeout 30 "$pingpong" $(eal server 10.99.0.1 0) -- "$@" -p "$port" >"$log" 2>&1
+	timeout 30 "$pingpong" $(memif_pair_eal server 10.99.0.1 0) -- "$@" -p "$port" >"$log" 2>&1
 	rc=$?
 	port=$((port + 1))
 	if [ "$rc" -eq 1 ] && grep -Eq "$want" "$log"; then

@@ -658,12 +658,35 @@ test_doorbell_per_list(void)
 	ut_mr_free(mr);
 }
 
+/* the kernel owns QP1: no GSI QP through pollverbs (model and hardware) */
+static void
+test_no_gsi_qp(void)
+{
+	struct pv_cq *cq = pv_create_cq(ut_ctx, 16, NULL, NULL, 0);
+	struct pv_qp_init_attr ia;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = PV_QPT_UD;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	errno = 0;
+	CU_ASSERT_PTR_NULL(pv_verbs_create_gsi_qp(ut_pd, &ia));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_EQUAL(pv_destroy_cq(cq), 0);
+}
+
 static const struct ut_case ut_mlx5_qp_cases[] = {
 	{ "every opcode at 1 byte", test_opcodes_1byte },
 	{ "inline sizes", test_inline_sizes },
 	{ "mtu-crossing and 1 MiB", test_large_sizes },
 	{ "1..max_sge sges", test_sge_counts },
 	{ "posting errnos", test_post_errors },
+	{ "no GSI QP (EOPNOTSUPP)", test_no_gsi_qp },
 	{ "wqe layouts = mlx5dv helpers (send, inline, receive)", test_wqe_layout },
 	{ "one doorbell per post list", test_doorbell_per_list, ut_on_model },
 	{ NULL, NULL },

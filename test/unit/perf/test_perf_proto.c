@@ -762,7 +762,45 @@ ut_peer_main(int argc, char **argv)
 	return ret == 0 ? 0 : 1;
 }
 
+/*
+ * perftest -R's address message: frame 31 of cm_perftest.pcap (vm2's
+ * ib_send_bw -R, MANIFEST.md entry cm_perftest), and frame 43, the same
+ * with garbage in the padding after rkey.
+ */
+static void
+test_cm_dest_captured(void)
+{
+	static const uint8_t frame31[PV_PERFTEST_DEST_LEN_CM] = {
+		0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x17, 0, 0xf0, 0xa6, 0x66,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xa2, 0xef, 0xc7, 0x50, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0x0a, 0x4d, 0, 0x0c,
+		0, 0, 0, 0, 0, 0, 0, 1,
+	};
+	uint8_t frame43[PV_PERFTEST_DEST_LEN_CM], out[PV_PERFTEST_DEST_LEN_CM];
+	struct pv_perftest_dest d, d43;
+
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode_cm(frame31, &d), 0);
+	CU_ASSERT_EQUAL(d.lid, 0);
+	CU_ASSERT_EQUAL(d.out_reads, 1);
+	CU_ASSERT_EQUAL(d.qpn, 0x17);
+	CU_ASSERT_EQUAL(d.psn, 0xf0a666);
+	CU_ASSERT_EQUAL(d.rkey, 0);
+	CU_ASSERT_EQUAL(d.vaddr, 0x7fa2efc75000ULL);
+	CU_ASSERT_EQUAL(memcmp(d.gid, frame31 + 32, 16), 0);
+	memcpy(frame43, frame31, sizeof(frame43));
+	frame43[22] = 0xff;
+	frame43[23] = 0x7f;
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode_cm(frame43, &d43), 0);
+	CU_ASSERT_EQUAL(memcmp(&d, &d43, sizeof(d)), 0);
+	/* ours: the same bytes but gid_index (perftest's own, never read) */
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode_cm(&d, out), PV_PERFTEST_DEST_LEN_CM);
+	CU_ASSERT_EQUAL(memcmp(out, frame31, 52), 0);
+	CU_ASSERT_EQUAL(pv_perftest_dest_encode_cm(NULL, out), -EINVAL);
+	CU_ASSERT_EQUAL(pv_perftest_dest_decode_cm(NULL, &d), -EINVAL);
+}
+
 static const struct ut_case ut_perf_proto_cases[] = {
+	{ "cm_dest_captured", test_cm_dest_captured },
 	{ "encode_gid_matches_perftest", test_encode_gid_matches_perftest },
 	{ "encode_nogid_matches_perftest", test_encode_nogid_matches_perftest },
 	{ "encode_errors", test_encode_errors },

@@ -7,7 +7,8 @@
  * with sroce_fp.h): header templates of both families, with and without an
  * 802.1Q tag, built into frames, parsed back, and their ICRC recomputed
  * independently with zlib's crc32 over the annex A17.8 pseudo-header (the
- * masks of rxe_icrc.c); VLAN filtering and IPv6 destinations on receive.
+ * masks of rxe_icrc.c); VLAN filtering, IPv6 destinations and the dispatch
+ * to the GSI QP (QP 1) on receive.
  */
 
 #include "sroce_net.c"
@@ -204,7 +205,7 @@ test_hdr_ipv6_global_ud(void)
 	CU_ASSERT_EQUAL(pv_sroce_hdr_build(dev, ah.hdr, &dmac, 2, dgid, 0, 64, 0, 0, &ah.path,
 					   &ah.ip_sum), 0);
 	qp.ud_sport = 0xd00d;
-	m = sroce_frame_start_ud(&qp, &ah, 0x33, SROCE_OP_UD_SEND_ONLY, 5, 0, SROCE_DETH_LEN, 8,
+	m = sroce_frame_start_ud(&qp, &ah, 0x33, SROCE_OP_UD_SEND_ONLY, 5, 0, 0, SROCE_DETH_LEN, 8,
 				 &ext);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	memset(ext, 0, SROCE_DETH_LEN + 8);
@@ -354,6 +355,91 @@ test_rx_ipv6_destination(void)
 	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 2);
 }
 
+static int gsi_rx_calls;
+
+static void
+gsi_resp_record(struct sroce_qp *q, struct sroce_pkt *pkt)
+{
+	CU_ASSERT_PTR_EQUAL(q, dev->gsi_qp);
+	CU_ASSERT_EQUAL(pkt->dqpn, SROCE_GSI_QPN);
+	gsi_rx_calls++;
+}
+
+/* a UD SEND ONLY from 10.0.0.1 to itself, to QPN @p dqpn with BTH P_Key @p pkey */
+static struct rte_mbuf *
+ud_frame_to(uint32_t dqpn, uint16_t pkey)
+{
+	struct rte_ether_addr dmac;
+	struct sroce_ah ah;
+	struct sroce_bth *bth;
+	struct rte_mbuf *m;
+	uint8_t dgid[16], *ext = NULL;
+
+	memset(&ah, 0, sizeof(ah));
+	memcpy(dmac.addr_bytes, dev->mac.addr_bytes, 6);
+	gid6("::ffff:10.0.0.1", dgid);
+	CU_ASSERT_EQUAL(pv_sroce_hdr_build(dev, ah.hdr, &dmac, SROCE_GID_IPV4, dgid, 0, 64, 0, 0,
+					   &ah.path, &ah.ip_sum), 0);
+	m = sroce_frame_start_ud(&qp, &ah, dqpn, SROCE_OP_UD_SEND_ONLY, 0, 1, 0, SROCE_DETH_LEN,
+				 8, &ext);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	memset(ext, 0, SROCE_DETH_LEN + 8);
+	bth = rte_pktmbuf_mtod_offset(m, struct sroce_bth *, ah.path.hdr_len - SROCE_BTH_LEN);
+	bth->pkey = rte_cpu_to_be_16(pkey);
+	sroce_frame_send(dev, m);	/* the ICRC covers the P_Key */
+	return tx_take();
+}
+
+/* dispatch to QP 1: the device's GSI QP, outside the QPN table */
+static void
+test_rx_gsi_dispatch(void)
+{
+	struct rte_mbuf *m, *other, *limited, *foreign;
+	struct sroce_qp gsi;
+
+	dev_reset();
+	gsi_rx_calls = 0;
+	m = ud_frame_to(SROCE_GSI_QPN, 0xffff);
+	other = ud_frame_to(2, 0xffff);
+	limited = ud_frame_to(SROCE_GSI_QPN, 0x7fff);
+	foreign = ud_frame_to(SROCE_GSI_QPN, 0x8001);
+	/* no GSI QP: dropped and counted apart from unknown QPNs */
+	sroce_rx_one(dev, m);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_gsi, 1);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 0);
+	sroce_rx_one(dev, other);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_gsi, 1);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 1);
+	/* a GSI QP in RESET or INIT (not progressed) accepts nothing yet */
+	memset(&gsi, 0, sizeof(gsi));
+	gsi.dev = dev;
+	gsi.gsi = 1;
+	gsi.transport = SROCE_OP_UD;
+	gsi.fp_resp_rx = gsi_resp_record;
+	dev->gsi_qp = &gsi;
+	sroce_rx_one(dev, m);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_state, 1);
+	CU_ASSERT_EQUAL(gsi_rx_calls, 0);
+	/* ready: the default partition, full or limited member, gets through */
+	gsi.in_list = 1;
+	sroce_rx_one(dev, m);
+	sroce_rx_one(dev, limited);
+	CU_ASSERT_EQUAL(gsi_rx_calls, 2);
+	CU_ASSERT_EQUAL(dev->stats.rx_pkts, 2);
+	sroce_rx_one(dev, foreign);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_pkey, 1);
+	CU_ASSERT_EQUAL(gsi_rx_calls, 2);
+	/* QPN 2 is still nobody's */
+	sroce_rx_one(dev, other);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 2);
+	CU_ASSERT_EQUAL(dev->stats.rx_drop_gsi, 1);
+	dev->gsi_qp = NULL;
+	sroce_mbuf_free(m);
+	sroce_mbuf_free(other);
+	sroce_mbuf_free(limited);
+	sroce_mbuf_free(foreign);
+}
+
 static const struct ut_case ut_sroce_net_cases[] = {
 	{ "hdr_ipv6_link_local", test_hdr_ipv6_link_local, NULL },
 	{ "hdr_ipv6_global_ud", test_hdr_ipv6_global_ud, NULL },
@@ -361,6 +447,7 @@ static const struct ut_case ut_sroce_net_cases[] = {
 	{ "vlan_tx_tag", test_vlan_tx_tag, NULL },
 	{ "vlan_rx_filter", test_vlan_rx_filter, NULL },
 	{ "rx_ipv6_destination", test_rx_ipv6_destination, NULL },
+	{ "rx_gsi_dispatch", test_rx_gsi_dispatch, NULL },
 	{ NULL, NULL, NULL },
 };
 

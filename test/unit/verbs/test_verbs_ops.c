@@ -56,6 +56,7 @@ test_stubs_all_eopnotsupp(void)
 	CU_ASSERT_EQUAL(o->query_srq(NULL, NULL), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(o->destroy_srq(NULL), EOPNOTSUPP);
 	UT_ASSERT_NULL_ERRNO(o->create_qp(NULL, NULL), EOPNOTSUPP);
+	UT_ASSERT_NULL_ERRNO(o->create_gsi_qp(NULL, NULL), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(o->modify_qp(NULL, NULL, 0), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(o->query_qp(NULL, NULL, 0), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(o->destroy_qp(NULL), EOPNOTSUPP);

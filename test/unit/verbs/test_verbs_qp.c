@@ -460,10 +460,33 @@ test_mcast(void)
 	CU_ASSERT_EQUAL(pv_destroy_qp(rc), 0);
 }
 
+/* pv_verbs_create_gsi_qp(): pv_create_qp()'s checks for a UD QP, then the op */
+static void
+test_create_gsi_qp(void)
+{
+	struct pv_qp_init_attr ia;
+
+	ut_init_attr(&ia, PV_QPT_UD);
+	UT_ASSERT_NULL_ERRNO(pv_verbs_create_gsi_qp(NULL, &ia), EINVAL);
+	UT_ASSERT_NULL_ERRNO(pv_verbs_create_gsi_qp(ut_pd, NULL), EINVAL);
+	ut_init_attr(&ia, PV_QPT_RC);
+	UT_ASSERT_NULL_ERRNO(pv_verbs_create_gsi_qp(ut_pd, &ia), EINVAL);
+	/* pv_create_qp()'s own checks (the same code: one is enough here) */
+	ut_init_attr(&ia, PV_QPT_UD);
+	ia.send_cq = ut_cq1;	/* another context's CQ */
+	UT_ASSERT_NULL_ERRNO(pv_verbs_create_gsi_qp(ut_pd, &ia), EINVAL);
+	/* valid: the fake driver has no GSI QP (lib/verbs' stub) */
+	ut_init_attr(&ia, PV_QPT_UD);
+	UT_ASSERT_NULL_ERRNO(pv_verbs_create_gsi_qp(ut_pd, &ia), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(ut_pd->usecnt, 0);
+	CU_ASSERT_EQUAL(ut_cq->usecnt, 0);
+}
+
 static const struct ut_case ut_verbs_qp_cases[] = {
 	{ "srq", test_srq },
 	{ "create_qp errors", test_create_qp_errors },
 	{ "create_qp fields and counts", test_create_qp_fields },
+	{ "create_gsi_qp checks, EOPNOTSUPP", test_create_gsi_qp },
 	{ "modify_qp rc walk and values", test_modify_qp_rc_walk },
 	{ "modify_qp ud", test_modify_qp_ud },
 	{ "attach/detach mcast", test_mcast },
