@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 pollverbs authors
+#
+# Debian's unmodified verbs and rdma_cm programs on pollverbs (lib/compat,
+# pv-run) between two processes over net_memif on softroce:
+#   ibv_rc_pingpong -g 1 -c      (ibverbs-utils: data checked by the program)
+#   ib_write_bw -x 1 -n 1000     (perftest: the BW table on both sides)
+#   rping -V -C 10               (rdmacm-utils: -V verifies every ping)
+# Every run must exit 0 on both sides and print what is checked. Exit 77
+# (skip) when none of those programs is installed (usertools/
+# pv-install-deps.sh installs ibverbs-utils, perftest and rdmacm-utils),
+# a program alone missing skips its run.
+#
+# usage: test_compat_memif.sh PV_RUN
+set -uo pipefail
+
+pvrun=$1
+tag=pvcompat-$$
+sock=/tmp/$tag.sock
+port=$((40000 + $$ % 20000))
+logdir=$(mktemp -d /tmp/$tag.XXXXXX)
+spid=""
+fails=0
+runs=0
+
+# shellcheck source=test/integration/memif_pair.sh
+. "$(dirname "$0")/memif_pair.sh"
+trap memif_pair_cleanup EXIT
+
+have=0
+for p in ibv_rc_pingpong ib_write_bw rping; do
+	command -v "$p" >/dev/null 2>&1 && have=1
+done
+if [ "$have" = 0 ]; then
+	echo "SKIP: none of ibv_rc_pingpong, ib_write_bw, rping installed" \
+		"(apt-get install ibverbs-utils perftest rdmacm-utils)"
+	exit 77
+fi
+
+# side ROLE IP [TCP_PORT]: pv-run's arguments for one process (its lcores
+# float: the program's thread and pollverbs' progress thread share the
+# machine). Both wait for the memif link; the client then for its server
+# to listen: on TCP_PORT when given (perftest and ibv_rc_pingpong connect
+# their TCP exchange once), else 1.5 s (rping: its rdma_cm listen is not a
+# socket).
+side() {
+	local settle=""
+
+	if [ "$1" = client ]; then
+		settle="--link-settle=1500"
+		[ -n "${3:-}" ] && settle="--wait-listen=$3"
+	fi
+	echo "--link-wait=30 $settle --no-huge -m 512 --file-prefix=$tag-$1" \
+		"--log-level=*:warning" \
+		"--vdev=net_memif0,role=$1,socket=$sock,socket-abstract=no" \
+		"--pv-dev=softroce:port=net_memif0,ip=$2"
+}
+
+# pair NAME TCP_PORT SERVER_REGEX CLIENT_REGEX SERVER_CMD... -- CLIENT_CMD...
+# (TCP_PORT "": the pair has no TCP exchange)
+pair() {
+	local name=$1 tcp=$2 swant=$3 cwant=$4 slog clog crc i
+	local -a scmd=() ccmd=()
+	shift 4
+	while [ "$1" != "--" ]; do scmd+=("$1"); shift; done
+	shift
+	ccmd=("$@")
+	if ! command -v "${scmd[0]}" >/dev/null 2>&1; then
+		echo "SKIP: $name (${scmd[0]} not installed)"
+		return 0
+	fi
+	slog=$logdir/$name.server
+	clog=$logdir/$name.client
+	runs=$((runs + 1))
+	rm -f "$sock"
+	# shellcheck disable=SC2046
+	"$pvrun" $(side server 10.99.9.1) -- timeout 100 "${scmd[@]}" >"$slog" 2>&1 &
+	spid=$!
+	for i in $(seq 300); do
+		memif_pair_listening && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2046
+	timeout 100 "$pvrun" $(side client 10.99.9.2 "$tcp") -- "${ccmd[@]}" >"$clog" 2>&1
+	crc=$?
+	memif_pair_wait_server
+	# rping (rdma-core < 58) exits 255 when its CM thread calls
+	# rdma_get_cm_event() after main() destroyed the channel at the end of
+	# a run that passed: rping's own race, fixed upstream by rdma-core
+	# pull request 1622 ("rping: Fix spurious failure return codes")
+	if [ "$name" = rping ] && [ "$src" -eq 255 ] &&
+	   grep -q 'server ping data: rdma-ping-9:' "$slog" &&
+	   grep -q '^rdma_get_cm_event: Bad file descriptor$' "$slog"; then
+		echo "note: rping server hit rping's exit race (rdma-core PR 1622)"
+		src=0
+	fi
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ] || ! grep -Eq "$swant" "$slog" ||
+	   ! grep -Eq "$cwant" "$clog"; then
+		echo "FAIL: $name (client exit $crc, server exit $src)"
+		echo "--- server ---"; tail -n 20 "$slog"
+		echo "--- client ---"; tail -n 20 "$clog"
+		fails=$((fails + 1))
+		return 0
+	fi
+	echo "ok: $name"
+}
+
+pingpong='[0-9]+ iters in [0-9.]+ seconds'
+pair rc_pingpong "$port" "$pingpong" "$pingpong" \
+	ibv_rc_pingpong -g 1 -c -n 200 -p "$port" -- \
+	ibv_rc_pingpong -g 1 -c -n 200 -p "$port" 127.0.0.1
+
+bw='^ 65536 +1000 +[0-9.]+ +[0-9.]+'
+pair write_bw "$((port + 1))" "$bw" "$bw" \
+	ib_write_bw -x 1 -n 1000 -p "$((port + 1))" -- \
+	ib_write_bw -x 1 -n 1000 -p "$((port + 1))" 127.0.0.1
+
+# rping -V exits non-zero on a data mismatch; -v prints each ping
+pair rping "" 'server ping data: rdma-ping-9:' 'ping data: rdma-ping-9:' \
+	rping -s -a 10.99.9.1 -p "$((port + 2))" -V -v -C 10 -- \
+	rping -c -a 10.99.9.1 -p "$((port + 2))" -V -v -C 10
+
+echo "$((runs - fails))/$runs pairs passed"
+[ "$fails" -eq 0 ]

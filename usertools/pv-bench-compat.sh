@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 pollverbs authors
+#
+# make bench-compat: what the compat path (lib/compat) costs. The same
+# three runs, in one go, of Debian's perftest through pv-run and of
+# pv-perf native (--thread-safe: the progress mode pv-run gives programs,
+# libibverbs' thread rules), between two processes over net_memif on
+# softroce (path MTU 4096 as in make demo):
+#   write_bw -s 65536            bandwidth, Gb/s
+#   send_lat -s 8                latency (t_typical), us
+#   write_bw -s 8 -l 32          message rate (post lists of 32), Mpps
+# in three pairings (native, client, compat: see one() below). Each figure
+# is the best of PV_BENCH_REPS rounds (default 3; the pairings take turns,
+# so the machine's other load hits them alike).
+#
+# usage: usertools/pv-bench-compat.sh [BUILD_DIR]
+#   PV_BENCH_REPS   rounds (default 3)
+set -uo pipefail
+
+build=${1:-build}
+perf=$build/apps/pv-perf
+pvrun=$build/usertools/pv-run
+reps=${PV_BENCH_REPS:-3}
+tag=pvbc-$$
+sock=/tmp/$tag.sock
+port=$((30000 + $$ % 10000))
+logdir=$(mktemp -d /tmp/$tag.XXXXXX)
+spid=""
+
+cleanup() {
+	if [ -n "$spid" ] && kill -0 "$spid" 2>/dev/null; then
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+	fi
+	rm -f "$sock"
+	rm -rf "$logdir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for p in "$perf" "$pvrun"; do
+	if [ ! -x "$p" ]; then
+		echo "pv-bench-compat: $p not found: build first (make build)" >&2
+		exit 1
+	fi
+done
+for p in ib_write_bw ib_send_lat; do
+	if ! command -v "$p" >/dev/null; then
+		echo "pv-bench-compat: $p not found: apt-get install perftest" >&2
+		exit 1
+	fi
+done
+
+# eal ROLE IP LCORE [MEMIF_EXTRA]: EAL and --pv-dev arguments of one side
+eal() {
+	echo "-l $3 --no-huge -m 1024 --no-pci --file-prefix=$tag-$1 --log-level=*:warning" \
+		"--vdev=net_memif0,role=$1,socket=$sock,socket-abstract=no,bsize=4352${4:-}" \
+		"--pv-dev=softroce:port=net_memif0,ip=$2,mtu=9000"
+}
+
+listening() {
+	awk -v s="$sock" '$8 == s && $4 ~ /^0*10000$/ { f = 1 } END { exit !f }' /proc/net/unix
+}
+
+# one KIND EXTRA NATIVE_ARGS -- PERFTEST_PROG ARGS...: one server/client pair;
+# the client's table line on stdout. KIND:
+#   native  pv-perf on both sides (--thread-safe: libibverbs' thread rules)
+#   client  perftest through pv-run as the client of pv-perf --perftest:
+#           what the compat library costs the side that drives the test
+#   compat  perftest through pv-run on both sides (the server's device is
+#           progressed by pollverbs' background thread: perftest's server
+#           waits in a TCP read while the client writes)
+one() {
+	local kind=$1 extra=$2 i crc
+	local -a nat=() prog=()
+	shift 2
+	while [ "$1" != "--" ]; do nat+=("$1"); shift; done
+	shift
+	prog=("$@")
+	rm -f "$sock"
+	port=$((port + 1))
+	if [ "$kind" = compat ]; then
+		# shellcheck disable=SC2046
+		"$pvrun" --link-wait=30 $(eal server 10.99.8.1 0 "$extra") -- \
+			"${prog[@]}" -x 1 -p "$port" >"$logdir/s" 2>&1 &
+	else
+		local pt=""
+
+		[ "$kind" = client ] && pt=--perftest
+		# shellcheck disable=SC2046
+		"$perf" $(eal server 10.99.8.1 0 "$extra") -- "${nat[@]}" --thread-safe $pt \
+			-p "$port" >"$logdir/s" 2>&1 &
+	fi
+	spid=$!
+	for i in $(seq 300); do
+		listening && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ "$kind" = native ]; then
+		sleep 0.5
+		# shellcheck disable=SC2046
+		timeout 120 "$perf" $(eal client 10.99.8.2 1 "$extra") -- "${nat[@]}" \
+			--thread-safe -p "$port" 127.0.0.1 >"$logdir/c" 2>&1
+	else
+		# shellcheck disable=SC2046
+		timeout 120 "$pvrun" --link-wait=30 --link-settle=1500 \
+			$(eal client 10.99.8.2 1 "$extra") -- "${prog[@]}" -x 1 -p "$port" \
+			127.0.0.1 >"$logdir/c" 2>&1
+	fi
+	crc=$?
+	for i in $(seq 100); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	spid=""
+	[ "$crc" -eq 0 ] || return 1
+	# the first line of numbers under the "#bytes" header
+	awk '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print; exit }' "$logdir/c"
+}
+
+# better HIGHER_IS_BETTER A B: the better of two figures ("" is none)
+better() {
+	if [ -z "$2" ]; then
+		echo "$3"
+	elif [ -z "$3" ]; then
+		echo "$2"
+	else
+		awk -v a="$2" -v b="$3" -v h="$1" 'BEGIN {
+			print ((h && b > a) || (!h && b < a)) ? b : a }'
+	fi
+}
+
+# ratio HIGHER_IS_BETTER NATIVE OTHER: other / native as a speed (1: same)
+ratio() {
+	awk -v n="$2" -v c="$3" -v h="$1" 'BEGIN {
+		if (n + 0 == 0 || c + 0 == 0) { print "n/a"; exit }
+		printf "%.3f", h ? c / n : n / c }'
+}
+
+# bench NAME UNIT FIELD HIGHER_IS_BETTER EXTRA NATIVE_ARGS -- PERFTEST...:
+# the three kinds taken in turn, $reps rounds (the machine's load drifts:
+# each kind sees the same drift), best of each
+bench() {
+	local name=$1 unit=$2 field=$3 hib=$4 extra=$5 r k v
+	local -A b=([native]="" [client]="" [compat]="")
+	shift 5
+	for r in $(seq "$reps"); do
+		for k in native client compat; do
+			v=$(one "$k" "$extra" "$@" | awk -v f="$field" '{ print $f }')
+			b[$k]=$(better "$hib" "${b[$k]}" "$v")
+		done
+	done
+	printf '%-34s %-6s %10s %10s %10s %8s %8s\n' "$name" "$unit" "${b[native]:-n/a}" \
+		"${b[client]:-n/a}" "${b[compat]:-n/a}" \
+		"$(ratio "$hib" "${b[native]}" "${b[client]}")" \
+		"$(ratio "$hib" "${b[native]}" "${b[compat]}")"
+}
+
+echo "pv-bench-compat: perftest $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)" \
+	"through pv-run vs pv-perf --thread-safe, softroce over memif, mtu 9000," \
+	"best of $reps"
+printf '%-34s %-6s %10s %10s %10s %8s %8s\n' test unit native client compat \
+	client/n compat/n
+# BW: column 4 is BW average (Gb/s), 5 the message rate (Mpps)
+bench "write_bw -s 65536 (BW average)" Gb/s 4 1 "" \
+	write_bw -s 65536 -n 5000 -- ib_write_bw -s 65536 -n 5000 --report_gbits
+# latency: one message in flight: a small memif ring stays warm
+# (pv-demo.sh); column 5 is t_typical
+bench "send_lat -s 8 (t_typical)" usec 5 0 ",rsize=8" \
+	send_lat -s 8 -- ib_send_lat -s 8
+bench "write_bw -s 8 -l 32 (msg rate)" Mpps 5 1 "" \
+	write_bw -s 8 -l 32 -n 100000 -- ib_write_bw -s 8 -l 32 -n 100000 --report_gbits
+echo "native: pv-perf on both sides; client: perftest through pv-run against" \
+	"pv-perf --perftest (the compat library on the driving side);"
+echo "compat: perftest through pv-run on both sides; x/n: speed relative to" \
+	"native (rates: x / native; latency: native / x); 0.950 is the 5 % budget"
