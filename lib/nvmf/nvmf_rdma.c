@@ -1,0 +1,996 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 pollverbs authors
+ */
+
+/*
+ * The NVMe over Fabrics RDMA transport (NVMe-oF 1.1 RDMA transport binding)
+ * of the target, on pv_rdma_cm and pollverbs verbs.
+ *
+ * Control thread (pv-ctrl, a 1 ms timer draining the CM event channel):
+ * CONNECT_REQUEST -> check the NVMe RDMA CM request (binding 3.1: recfmt,
+ * qid, hrqsize, hsqsize), reject with its status when wrong, else create
+ * the QP on the next poll group's CQ, register its receive buffers (one
+ * capsule each: SQE + in-capsule data) and response buffers, post the
+ * receives, accept with crqsize, and hand the queue pair to the group.
+ * DISCONNECTED (or a failed connection) -> tell the group; the group
+ * detaches the queue pair from its controller, moves the QP to ERR and
+ * posts a marker receive and a marker send; once both have flushed, no
+ * completion of that QP is left in the CQ and the control thread frees it.
+ *
+ * Poll group (a pv_rtc poller on its lcore): pv_poll_cq() on the group's CQ;
+ * a receive becomes a request of the controller core (pv_nvmf_req_submit);
+ * data_prep takes a data buffer from the group's pool (queued when there is
+ * none) and, for host-to-controller data, posts RDMA READs of the keyed
+ * segments; done() reposts the capsule's receive buffer, posts the RDMA
+ * WRITEs of controller-to-host data and the response SEND (SEND_WITH_INV
+ * when the SGL asked for it) as one chain; the SEND's completion frees the
+ * request.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_tailq.h>
+
+#include "pv_rdma_cma.h"
+#include "pv_rtc.h"
+#include "pv_verbs.h"
+#include "nvmf_priv.h"
+#include "pv_nvmf_rdma.h"
+
+#define NVMF_RDMA_CQ_BURST	32
+#define NVMF_RDMA_CM_PERIOD_US	1000
+#define NVMF_RDMA_KA_PERIOD_US	100000
+#define NVMF_RDMA_CQE		16384	/* a group's CQ; connections past it are refused */
+#define NVMF_RDMA_DESTROY_MS	5000
+
+enum nvmf_wrid_tag {
+	NVMF_WRID_RECV = 0,
+	NVMF_WRID_READ = 1,
+	NVMF_WRID_SEND = 2,
+	NVMF_WRID_DRAIN = 3,
+};
+#define NVMF_WRID_MASK 3ull
+
+struct nvmf_rdma_qpair;
+
+struct nvmf_rdma_recv {
+	struct nvmf_rdma_qpair *tq;
+	uint8_t *buf;			/* capsule: SQE + in-capsule data */
+} __rte_aligned(8);
+
+struct nvmf_rdma_req {
+	struct pv_nvmf_req req;		/* first: container_of from the core's */
+	struct nvmf_rdma_qpair *tq;
+	struct nvmf_rdma_recv *recv;	/* the capsule, until done() reposts it */
+	struct pv_nvme_cpl *rsp;	/* registered response buffer */
+	uint8_t *buf;			/* data buffer of the group, or NULL */
+	TAILQ_ENTRY(nvmf_rdma_req) link;	/* free list or the group's pending list */
+} __rte_aligned(8);
+
+struct nvmf_rdma_group {
+	struct pv_nvmf_rdma *rt;
+	unsigned int idx;
+	unsigned int lcore;
+	struct pv_cq *cq;
+	uint32_t cq_used;		/* WRs the group's QPs may have (control thread) */
+	uint8_t *data;			/* nbuf buffers of max_io_size */
+	struct pv_mr *data_mr;
+	uint8_t **free_bufs;
+	uint32_t nfree;
+	uint32_t nbuf;
+	TAILQ_HEAD(, nvmf_rdma_req) pending;	/* waiting for a data buffer */
+	TAILQ_HEAD(, nvmf_rdma_qpair) qpairs;
+	struct pv_rtc_poller *poller;
+	struct pv_rtc_poller *ka_poller;
+	volatile int started;		/* 1 running, 2 stopped */
+	struct pv_nvmf_rdma_group_stats st;
+};
+
+struct nvmf_rdma_qpair {
+	struct pv_nvmf_qpair nq;	/* first */
+	struct pv_nvmf_rdma *rt;
+	struct nvmf_rdma_group *grp;
+	struct pv_rdma_cm_id *id;
+	uint32_t depth;			/* receive buffers (host SQ size) */
+	uint32_t nreqs;
+	uint32_t send_wr;		/* the QP's send queue */
+	uint8_t *mem;			/* receive buffers, then responses */
+	struct pv_mr *mr;
+	struct nvmf_rdma_recv *recvs;
+	struct nvmf_rdma_req *reqs;
+	TAILQ_HEAD(, nvmf_rdma_req) free_reqs;
+	TAILQ_ENTRY(nvmf_rdma_qpair) glink;	/* group's list (group lcore) */
+	TAILQ_ENTRY(nvmf_rdma_qpair) clink;	/* transport's list (control thread) */
+	/* group lcore */
+	bool disconnecting;
+	unsigned int drains;
+	/* control thread */
+	bool teardown_sent;
+	bool cm_disconnected;
+};
+
+struct pv_nvmf_rdma {
+	struct pv_nvmf_tgt *tgt;
+	struct pv_nvmf_rdma_opts opts;
+	uint32_t capsule_size;
+	struct pv_rdma_event_channel *ch;
+	struct pv_rdma_cm_id *listen;
+	struct pv_pd *pd;
+	struct pv_device_attr dev_attr;
+	struct pv_rtc_ctrl_timer *cm_timer;
+	unsigned int next_group;
+	TAILQ_HEAD(, nvmf_rdma_qpair) conns;	/* control thread */
+	unsigned int nconns;			/* control thread; read by destroy */
+	struct nvmf_rdma_group groups[PV_NVMF_RDMA_MAX_GROUPS];
+};
+
+static void nvmf_rdma_req_done(struct pv_nvmf_req *req);
+static int nvmf_rdma_data_prep(struct pv_nvmf_req *req);
+static void nvmf_rdma_disconnect(struct pv_nvmf_qpair *nq);
+
+static const struct pv_nvmf_qpair_ops nvmf_rdma_qpair_ops = {
+	.data_prep = nvmf_rdma_data_prep,
+	.done = nvmf_rdma_req_done,
+	.disconnect = nvmf_rdma_disconnect,
+};
+
+/* ------------------------------------------------------------------ */
+/* poll group: data path                                                */
+/* ------------------------------------------------------------------ */
+
+static int
+nvmf_rdma_recv_post(struct nvmf_rdma_qpair *tq, struct nvmf_rdma_recv *rv)
+{
+	struct pv_sge sge = {
+		.addr = (uintptr_t)rv->buf,
+		.length = tq->rt->capsule_size,
+		.lkey = tq->mr->lkey,
+	};
+	struct pv_recv_wr wr = {
+		.wr_id = (uintptr_t)rv | NVMF_WRID_RECV,
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad;
+
+	return pv_post_recv(tq->id->qp, &wr, &bad);
+}
+
+static void
+nvmf_rdma_req_free(struct nvmf_rdma_req *r)
+{
+	struct nvmf_rdma_group *g = r->tq->grp;
+
+	if (r->buf != NULL) {
+		g->free_bufs[g->nfree++] = r->buf;
+		r->buf = NULL;
+	}
+	TAILQ_INSERT_HEAD(&r->tq->free_reqs, r, link);
+}
+
+static void nvmf_rdma_cm_gone(struct nvmf_rdma_qpair *tq);
+
+/* ask the control thread to disconnect (any thread) */
+static void
+nvmf_rdma_ctrl_disconnect(void *arg)
+{
+	struct nvmf_rdma_qpair *tq = arg, *o;
+	struct pv_nvmf_rdma *rt = tq->rt;
+
+	/* only a queue pair still on the list: it is freed on this thread */
+	TAILQ_FOREACH(o, &rt->conns, clink)
+		if (o == tq)
+			break;
+	if (o == NULL || tq->cm_disconnected)
+		return;
+	pv_rdma_disconnect(tq->id);
+	/* no need to wait for the peer's DREP (a dead host never sends one) */
+	nvmf_rdma_cm_gone(tq);
+}
+
+static void
+nvmf_rdma_disconnect(struct pv_nvmf_qpair *nq)
+{
+	struct nvmf_rdma_qpair *tq = container_of(nq, struct nvmf_rdma_qpair, nq);
+
+	if (pv_rtc_ctrl_call(nvmf_rdma_ctrl_disconnect, tq, 0) != 0)
+		NVMF_LOG(ERR, "rdma: qpair %u: cannot queue its disconnect\n", nq->qid);
+}
+
+/* a fatal transport error on the group's lcore: drop the connection */
+static void
+nvmf_rdma_qpair_error(struct nvmf_rdma_qpair *tq, const char *what)
+{
+	if (tq->disconnecting)
+		return;
+	NVMF_LOG(NOTICE, "rdma: qpair %u: %s: disconnecting\n", tq->nq.qid, what);
+	nvmf_rdma_disconnect(&tq->nq);
+}
+
+/*
+ * One unsignaled @p op WR per keyed segment of @p r, over req->length bytes
+ * of its buffer, chained each to the next (the caller ends the chain).
+ * @return WRs written to @p wrs / @p sges (at least 1: length is never 0 here).
+ */
+static uint32_t
+nvmf_rdma_seg_wrs(struct nvmf_rdma_req *r, enum pv_wr_opcode op, uint64_t tag,
+		  struct pv_send_wr *wrs, struct pv_sge *sges)
+{
+	const struct pv_nvmf_req *req = &r->req;
+	uint32_t off = 0, n, i, k = 0;
+
+	for (i = 0; i < req->nseg && off < req->length; i++) {
+		n = RTE_MIN(req->sgl[i].len, req->length - off);
+		sges[k] = (struct pv_sge){
+			.addr = (uintptr_t)r->buf + off,
+			.length = n,
+			.lkey = r->tq->grp->data_mr->lkey,
+		};
+		wrs[k] = (struct pv_send_wr){
+			.wr_id = (uintptr_t)r | tag,
+			.next = &wrs[k + 1],
+			.sg_list = &sges[k],
+			.num_sge = 1,
+			.opcode = op,
+			.wr.rdma = { .remote_addr = req->sgl[i].addr, .rkey = req->sgl[i].key },
+		};
+		off += n;
+		k++;
+	}
+	return k;
+}
+
+/* give @p r its data buffer and, host to controller, start the reads */
+static int
+nvmf_rdma_data_start(struct nvmf_rdma_req *r)
+{
+	struct nvmf_rdma_qpair *tq = r->tq;
+	struct nvmf_rdma_group *g = tq->grp;
+	struct pv_nvmf_req *req = &r->req;
+	struct pv_send_wr wrs[PV_NVMF_MAX_SGL_DESC], *bad;
+	struct pv_sge sges[PV_NVMF_MAX_SGL_DESC];
+	uint32_t k;
+	int ret;
+
+	r->buf = g->free_bufs[--g->nfree];
+	req->data = r->buf;
+	if (req->xfer != PV_NVMF_XFER_H2C)
+		return 0;
+	k = nvmf_rdma_seg_wrs(r, PV_WR_RDMA_READ, NVMF_WRID_READ, wrs, sges);
+	wrs[k - 1].next = NULL;
+	wrs[k - 1].send_flags = PV_SEND_SIGNALED;
+	ret = pv_post_send(tq->id->qp, wrs, &bad);
+	if (ret != 0) {
+		nvmf_rdma_qpair_error(tq, "posting an RDMA READ failed");
+		return -EIO;
+	}
+	return 1;
+}
+
+static int
+nvmf_rdma_data_prep(struct pv_nvmf_req *req)
+{
+	struct nvmf_rdma_req *r = container_of(req, struct nvmf_rdma_req, req);
+	struct nvmf_rdma_group *g = r->tq->grp;
+
+	if (unlikely(g->nfree == 0 || !TAILQ_EMPTY(&g->pending))) {
+		/* no buffer now: in order, when one comes back */
+		g->st.no_buffer++;
+		TAILQ_INSERT_TAIL(&g->pending, r, link);
+		return 1;
+	}
+	return nvmf_rdma_data_start(r);
+}
+
+static __rte_noinline void
+nvmf_rdma_pending_run(struct nvmf_rdma_group *g)
+{
+	struct nvmf_rdma_req *r;
+	int ret;
+
+	while (g->nfree != 0 && (r = TAILQ_FIRST(&g->pending)) != NULL) {
+		TAILQ_REMOVE(&g->pending, r, link);
+		ret = nvmf_rdma_data_start(r);
+		if (ret == 0)
+			pv_nvmf_req_exec(&r->req);
+		else if (ret < 0)
+			pv_nvmf_req_fail(&r->req, 0, PV_NVME_SC_DATA_XFER_ERROR);
+	}
+}
+
+static void
+nvmf_rdma_req_done(struct pv_nvmf_req *req)
+{
+	struct nvmf_rdma_req *r = container_of(req, struct nvmf_rdma_req, req);
+	struct nvmf_rdma_qpair *tq = r->tq;
+	struct nvmf_rdma_group *g = tq->grp;
+	struct pv_send_wr wrs[PV_NVMF_MAX_SGL_DESC + 1], *bad;
+	struct pv_sge sges[PV_NVMF_MAX_SGL_DESC + 1];
+	uint32_t k = 0;
+
+	/* the capsule was consumed: its buffer takes the next one */
+	if (r->recv != NULL) {
+		if (!tq->disconnecting && nvmf_rdma_recv_post(tq, r->recv) != 0)
+			nvmf_rdma_qpair_error(tq, "reposting a receive failed");
+		r->recv = NULL;
+	}
+	g->st.completed++;
+	*r->rsp = req->cpl;
+	if (req->xfer == PV_NVMF_XFER_C2H && req->cpl.status == 0)
+		k = nvmf_rdma_seg_wrs(r, PV_WR_RDMA_WRITE, NVMF_WRID_SEND, wrs, sges);
+	sges[k] = (struct pv_sge){
+		.addr = (uintptr_t)r->rsp,
+		.length = sizeof(*r->rsp),
+		.lkey = tq->mr->lkey,
+	};
+	wrs[k] = (struct pv_send_wr){
+		.wr_id = (uintptr_t)r | NVMF_WRID_SEND,
+		.sg_list = &sges[k],
+		.num_sge = 1,
+		.opcode = req->invalidate ? PV_WR_SEND_WITH_INV : PV_WR_SEND,
+		.send_flags = PV_SEND_SIGNALED,
+	};
+	if (req->invalidate)
+		wrs[k].invalidate_rkey = req->invalidate_rkey;
+	if (pv_post_send(tq->id->qp, wrs, &bad) != 0) {
+		nvmf_rdma_qpair_error(tq, "posting a response failed");
+		nvmf_rdma_req_free(r);
+	}
+}
+
+static void
+nvmf_rdma_recv_handle(struct nvmf_rdma_recv *rv, const struct pv_wc *wc)
+{
+	struct nvmf_rdma_qpair *tq = rv->tq;
+	struct nvmf_rdma_req *r;
+
+	if (unlikely(wc->status != PV_WC_SUCCESS || tq->disconnecting)) {
+		if (wc->status != PV_WC_WR_FLUSH_ERR && wc->status != PV_WC_SUCCESS)
+			nvmf_rdma_qpair_error(tq, pv_wc_status_str(wc->status));
+		return;
+	}
+	r = TAILQ_FIRST(&tq->free_reqs);
+	if (unlikely(r == NULL || wc->byte_len < sizeof(struct pv_nvme_cmd))) {
+		/* more commands than the queue's size, or a runt capsule */
+		nvmf_rdma_qpair_error(tq, r == NULL ? "host overran its queue" : "short capsule");
+		return;
+	}
+	TAILQ_REMOVE(&tq->free_reqs, r, link);
+	r->recv = rv;
+	memcpy(&r->req.cmd, rv->buf, sizeof(r->req.cmd));
+	r->req.icd = rv->buf + sizeof(struct pv_nvme_cmd);
+	r->req.icd_len = wc->byte_len - sizeof(struct pv_nvme_cmd);
+	pv_nvmf_req_submit(&r->req);
+}
+
+static void nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq);
+
+static int
+nvmf_rdma_group_poll(void *arg)
+{
+	struct nvmf_rdma_group *g = arg;
+	struct pv_wc wc[NVMF_RDMA_CQ_BURST];
+	struct nvmf_rdma_req *r;
+	int n, i;
+
+	if (g->rt->tgt->num_poll_ns != 0)
+		pv_nvmf_tgt_ns_poll(g->rt->tgt);
+	n = pv_poll_cq(g->cq, NVMF_RDMA_CQ_BURST, wc);
+	if (unlikely(n < 0))
+		return -EIO;
+	for (i = 0; i < n; i++) {
+		void *p = (void *)(uintptr_t)(wc[i].wr_id & ~NVMF_WRID_MASK);
+
+		switch (wc[i].wr_id & NVMF_WRID_MASK) {
+		case NVMF_WRID_RECV:
+			nvmf_rdma_recv_handle(p, &wc[i]);
+			break;
+		case NVMF_WRID_READ:
+			r = p;
+			if (unlikely(wc[i].status != PV_WC_SUCCESS)) {
+				/* the host's key or range is bad: the QP is in ERR now */
+				if (wc[i].status != PV_WC_WR_FLUSH_ERR)
+					nvmf_rdma_qpair_error(r->tq,
+							      pv_wc_status_str(wc[i].status));
+				pv_nvmf_req_fail(&r->req, 0, PV_NVME_SC_DATA_XFER_ERROR);
+				break;
+			}
+			pv_nvmf_req_exec(&r->req);
+			break;
+		case NVMF_WRID_SEND:
+			r = p;
+			if (unlikely(wc[i].status != PV_WC_SUCCESS)) {
+				if (wc[i].status != PV_WC_WR_FLUSH_ERR)
+					nvmf_rdma_qpair_error(r->tq,
+							      pv_wc_status_str(wc[i].status));
+				/* an unsignaled WRITE failing reports too: once per request */
+				if (wc[i].opcode != PV_WC_SEND && wc[i].status != PV_WC_WR_FLUSH_ERR)
+					break;
+			}
+			nvmf_rdma_req_free(r);
+			break;
+		default:	/* NVMF_WRID_DRAIN */
+			nvmf_rdma_qpair_drained(p);
+			break;
+		}
+	}
+	if (unlikely(!TAILQ_EMPTY(&g->pending)))
+		nvmf_rdma_pending_run(g);
+	return n;
+}
+
+static int
+nvmf_rdma_group_ka(void *arg)
+{
+	struct nvmf_rdma_group *g = arg;
+	struct nvmf_rdma_qpair *tq;
+	uint64_t now = pv_nvmf_now_ms();
+	uint64_t out = 0;
+
+	TAILQ_FOREACH(tq, &g->qpairs, glink) {
+		if (tq->nq.qid == 0 && !tq->disconnecting)
+			pv_nvmf_qpair_keep_alive_check(&tq->nq, now);
+		out += tq->nq.outstanding;
+		g->st.read_cmds += tq->nq.num_read_cmds;
+		g->st.write_cmds += tq->nq.num_write_cmds;
+		g->st.bytes_read += tq->nq.bytes_read;
+		g->st.bytes_written += tq->nq.bytes_written;
+		tq->nq.num_read_cmds = 0;
+		tq->nq.num_write_cmds = 0;
+		tq->nq.bytes_read = 0;
+		tq->nq.bytes_written = 0;
+	}
+	g->st.outstanding = out;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* poll group: queue pairs coming and going (messages)                  */
+/* ------------------------------------------------------------------ */
+
+static void
+nvmf_rdma_group_add(void *arg)
+{
+	struct nvmf_rdma_qpair *tq = arg;
+
+	TAILQ_INSERT_TAIL(&tq->grp->qpairs, tq, glink);
+	tq->grp->st.qpairs++;
+}
+
+static void nvmf_rdma_ctrl_free(void *arg);
+
+static void
+nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq)
+{
+	struct nvmf_rdma_group *g = tq->grp;
+	struct nvmf_rdma_req *r, *t;
+	uint32_t i;
+
+	if (++tq->drains < 2)
+		return;
+	/* nothing of this QP is left in the CQ: give the buffers back */
+	RTE_TAILQ_FOREACH_SAFE(r, &g->pending, link, t)
+		if (r->tq == tq)
+			TAILQ_REMOVE(&g->pending, r, link);
+	for (i = 0; i < tq->nreqs; i++)
+		if (tq->reqs[i].buf != NULL) {
+			g->free_bufs[g->nfree++] = tq->reqs[i].buf;
+			tq->reqs[i].buf = NULL;
+		}
+	TAILQ_REMOVE(&g->qpairs, tq, glink);
+	g->st.qpairs--;
+	if (pv_rtc_ctrl_call(nvmf_rdma_ctrl_free, tq, 0) != 0)
+		NVMF_LOG(ERR, "rdma: qpair %u: cannot queue its release\n", tq->nq.qid);
+}
+
+static void
+nvmf_rdma_group_teardown(void *arg)
+{
+	struct nvmf_rdma_qpair *tq = arg;
+	struct pv_qp_attr attr = { .qp_state = PV_QPS_ERR };
+	struct pv_send_wr swr = {
+		.wr_id = (uintptr_t)tq | NVMF_WRID_DRAIN,
+		.opcode = PV_WR_SEND,
+		.send_flags = PV_SEND_SIGNALED,
+	}, *sbad;
+	struct pv_recv_wr rwr = { .wr_id = (uintptr_t)tq | NVMF_WRID_DRAIN }, *rbad;
+
+	if (tq->disconnecting)
+		return;
+	tq->disconnecting = true;
+	/* held AERs end through done() before the QP goes */
+	pv_nvmf_qpair_fini(&tq->nq);
+	pv_modify_qp(tq->id->qp, &attr, PV_QP_STATE);
+	/* markers behind everything posted: their flush says the QP is empty */
+	if (pv_post_recv(tq->id->qp, &rwr, &rbad) != 0)
+		tq->drains++;
+	if (pv_post_send(tq->id->qp, &swr, &sbad) != 0)
+		tq->drains++;
+	if (tq->drains == 2) {
+		tq->drains = 1;
+		nvmf_rdma_qpair_drained(tq);
+	}
+}
+
+static void
+nvmf_rdma_group_start(void *arg)
+{
+	struct nvmf_rdma_group *g = arg;
+
+	g->poller = pv_rtc_poller_register(nvmf_rdma_group_poll, g, 0);
+	g->ka_poller = pv_rtc_poller_register(nvmf_rdma_group_ka, g, NVMF_RDMA_KA_PERIOD_US);
+	if (g->poller == NULL || g->ka_poller == NULL)
+		NVMF_LOG(ERR, "rdma: group %u: cannot register its pollers on lcore %u\n",
+			 g->idx, g->lcore);
+	__atomic_store_n(&g->started, 1, __ATOMIC_RELEASE);
+}
+
+static void
+nvmf_rdma_group_stop(void *arg)
+{
+	struct nvmf_rdma_group *g = arg;
+
+	pv_rtc_poller_unregister(g->poller);
+	pv_rtc_poller_unregister(g->ka_poller);
+	__atomic_store_n(&g->started, 2, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------------ */
+/* control thread: connections                                          */
+/* ------------------------------------------------------------------ */
+
+static void
+nvmf_rdma_qpair_release(struct nvmf_rdma_qpair *tq)
+{
+	if (tq->id != NULL) {
+		if (tq->id->qp != NULL)
+			pv_rdma_destroy_qp(tq->id);
+		pv_rdma_destroy_id(tq->id);
+	}
+	if (tq->mr != NULL)
+		pv_dereg_mr(tq->mr);
+	rte_free(tq->mem);
+	free(tq->recvs);
+	free(tq->reqs);
+	free(tq);
+}
+
+static void
+nvmf_rdma_ctrl_free(void *arg)
+{
+	struct nvmf_rdma_qpair *tq = arg;
+	struct pv_nvmf_rdma *rt = tq->rt;
+
+	TAILQ_REMOVE(&rt->conns, tq, clink);
+	tq->grp->cq_used -= tq->send_wr + tq->depth + 1;
+	__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
+	nvmf_rdma_qpair_release(tq);
+}
+
+static void
+nvmf_rdma_reject(struct pv_rdma_cm_id *id, uint16_t sts)
+{
+	struct pv_nvmf_rdma_cm_rej rej = { .sts = rte_cpu_to_le_16(sts) };
+
+	NVMF_LOG(NOTICE, "rdma: connection request rejected (NVMe RDMA status %u)\n", sts);
+	pv_rdma_reject(id, &rej, sizeof(rej));
+	pv_rdma_destroy_id(id);
+}
+
+static void
+nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
+{
+	const struct pv_nvmf_tgt_opts *o = &rt->tgt->opts;
+	struct pv_rdma_cm_id *id = ev->id;
+	struct pv_nvmf_rdma_cm_req creq;
+	struct pv_nvmf_rdma_cm_accept acc;
+	struct pv_rdma_conn_param param;
+	struct pv_qp_init_attr qa;
+	struct nvmf_rdma_group *g;
+	struct nvmf_rdma_qpair *tq;
+	uint32_t i, depth, rsp_off;
+	uint16_t qid, hsqsize, hrqsize;
+
+	if (ev->param.conn.private_data == NULL ||
+	    ev->param.conn.private_data_len < sizeof(creq))
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_INVALID_LEN);
+	memcpy(&creq, ev->param.conn.private_data, sizeof(creq));
+	qid = rte_le_to_cpu_16(creq.qid);
+	hsqsize = rte_le_to_cpu_16(creq.hsqsize);
+	hrqsize = rte_le_to_cpu_16(creq.hrqsize);
+	if (rte_le_to_cpu_16(creq.recfmt) != 0)
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_INVALID_RECFMT);
+	if (qid >= o->max_qpairs_per_ctrlr)
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_INVALID_QID);
+	if (hsqsize == 0 || hsqsize >= o->max_queue_depth)
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_INVALID_HSQSIZE);
+	if (hrqsize == 0 || hrqsize > o->max_queue_depth)
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_INVALID_HRQSIZE);
+	depth = hsqsize + 1u;
+	g = &rt->groups[rt->next_group++ % rt->opts.num_groups];
+
+	tq = calloc(1, sizeof(*tq));
+	if (tq == NULL)
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_NO_RSC);
+	tq->rt = rt;
+	tq->grp = g;
+	tq->depth = depth;
+	tq->nreqs = 2 * depth;
+	/* per request: a READ chain or WRITEs + SEND; Linux uses one keyed SGL */
+	tq->send_wr = RTE_MIN((uint32_t)rt->dev_attr.max_qp_wr, 3 * tq->nreqs + 1);
+	TAILQ_INIT(&tq->free_reqs);
+	if (g->cq_used + tq->send_wr + depth + 1 > NVMF_RDMA_CQE) {
+		free(tq);
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_NO_RSC);
+	}
+	tq->id = id;
+	id->context = tq;
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = g->cq;
+	qa.recv_cq = g->cq;
+	qa.qp_type = PV_QPT_RC;
+	qa.cap.max_send_wr = tq->send_wr;
+	qa.cap.max_recv_wr = depth + 1;		/* + the drain marker */
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	rsp_off = depth * rt->capsule_size;
+	tq->mem = rte_zmalloc("pv_nvmf_rdma_qp",
+			      rsp_off + tq->nreqs * sizeof(struct pv_nvme_cpl), 64);
+	tq->recvs = calloc(depth, sizeof(*tq->recvs));
+	tq->reqs = calloc(tq->nreqs, sizeof(*tq->reqs));
+	if (tq->mem == NULL || tq->recvs == NULL || tq->reqs == NULL)
+		goto err_no_rsc;
+	tq->mr = pv_reg_mr(rt->pd, tq->mem, rsp_off + tq->nreqs * sizeof(struct pv_nvme_cpl),
+			   PV_ACCESS_LOCAL_WRITE);
+	if (tq->mr == NULL || pv_rdma_create_qp(id, rt->pd, &qa) != 0) {
+		NVMF_LOG(ERR, "rdma: queue %u: MR or QP (%u send, %u recv): %s\n", qid,
+			 qa.cap.max_send_wr, qa.cap.max_recv_wr, strerror(errno));
+		goto err_no_rsc;
+	}
+	pv_nvmf_qpair_init(&tq->nq, rt->tgt, qid, &nvmf_rdma_qpair_ops);
+	for (i = 0; i < tq->nreqs; i++) {
+		tq->reqs[i].tq = tq;
+		tq->reqs[i].rsp = (struct pv_nvme_cpl *)(tq->mem + rsp_off) + i;
+		tq->reqs[i].req.qp = &tq->nq;
+		TAILQ_INSERT_TAIL(&tq->free_reqs, &tq->reqs[i], link);
+	}
+	for (i = 0; i < depth; i++) {
+		tq->recvs[i].tq = tq;
+		tq->recvs[i].buf = tq->mem + i * rt->capsule_size;
+		if (nvmf_rdma_recv_post(tq, &tq->recvs[i]) != 0)
+			goto err_no_rsc;
+	}
+	memset(&acc, 0, sizeof(acc));
+	acc.crqsize = rte_cpu_to_le_16(depth);
+	memset(&param, 0, sizeof(param));
+	param.private_data = &acc;
+	param.private_data_len = sizeof(acc);
+	/* our RDMA READs are the host's responder resources */
+	param.initiator_depth = RTE_MIN(ev->param.conn.responder_resources,
+					(uint8_t)RTE_MIN(rt->dev_attr.max_qp_init_rd_atom, 255));
+	param.responder_resources = RTE_MIN(ev->param.conn.initiator_depth,
+					    (uint8_t)RTE_MIN(rt->dev_attr.max_qp_rd_atom, 255));
+	param.rnr_retry_count = 7;
+	/* the group knows the queue pair before anything of it can complete */
+	g->cq_used += tq->send_wr + depth + 1;
+	TAILQ_INSERT_TAIL(&rt->conns, tq, clink);
+	__atomic_fetch_add(&rt->nconns, 1, __ATOMIC_RELEASE);
+	if (pv_rtc_msg_send(g->lcore, nvmf_rdma_group_add, tq) != 0) {
+		NVMF_LOG(ERR, "rdma: cannot hand queue %u to group %u\n", qid, g->idx);
+		TAILQ_REMOVE(&rt->conns, tq, clink);
+		__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
+		g->cq_used -= tq->send_wr + depth + 1;
+		goto err_no_rsc;
+	}
+	if (pv_rdma_accept(id, &param) != 0) {
+		NVMF_LOG(ERR, "rdma: accept of queue %u failed: %s\n", qid, strerror(errno));
+		/* the group has it: tear it down the normal way */
+		tq->teardown_sent = true;
+		pv_rtc_msg_send(g->lcore, nvmf_rdma_group_teardown, tq);
+		return;
+	}
+	NVMF_LOG(INFO, "rdma: queue %u (%u entries) accepted on group %u\n", qid, depth, g->idx);
+	return;
+
+err_no_rsc:
+	tq->id = NULL;	/* the reject destroys the id */
+	if (id->qp != NULL)
+		pv_rdma_destroy_qp(id);
+	nvmf_rdma_qpair_release(tq);
+	nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_NO_RSC);
+}
+
+static void
+nvmf_rdma_cm_gone(struct nvmf_rdma_qpair *tq)
+{
+	if (tq == NULL || tq->teardown_sent)
+		return;
+	tq->teardown_sent = true;
+	tq->cm_disconnected = true;
+	if (pv_rtc_msg_send(tq->grp->lcore, nvmf_rdma_group_teardown, tq) != 0)
+		NVMF_LOG(ERR, "rdma: cannot tell group %u of a disconnect\n", tq->grp->idx);
+}
+
+static void
+nvmf_rdma_cm_poll(void *arg)
+{
+	struct pv_nvmf_rdma *rt = arg;
+	struct pv_rdma_cm_event *ev;
+	struct pv_rdma_cm_event copy;
+
+	while (pv_rdma_get_cm_event(rt->ch, &ev) == 0) {
+		copy = *ev;
+		switch (ev->event) {
+		case PV_RDMA_CM_EVENT_CONNECT_REQUEST:
+			/* private data lives until the ack */
+			nvmf_rdma_connect_request(rt, ev);
+			pv_rdma_ack_cm_event(ev);
+			continue;
+		default:
+			break;
+		}
+		pv_rdma_ack_cm_event(ev);
+		switch (copy.event) {
+		case PV_RDMA_CM_EVENT_ESTABLISHED:
+			break;
+		case PV_RDMA_CM_EVENT_DISCONNECTED:
+		case PV_RDMA_CM_EVENT_REJECTED:
+		case PV_RDMA_CM_EVENT_CONNECT_ERROR:
+		case PV_RDMA_CM_EVENT_UNREACHABLE:
+		case PV_RDMA_CM_EVENT_DEVICE_REMOVAL:
+			if (copy.id != rt->listen)
+				nvmf_rdma_cm_gone(copy.id->context);
+			break;
+		default:
+			NVMF_LOG(DEBUG, "rdma: CM event %s ignored\n",
+				 pv_rdma_event_str(copy.event));
+			break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* create / destroy                                                     */
+/* ------------------------------------------------------------------ */
+
+static int
+nvmf_rdma_group_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g, unsigned int idx)
+{
+	uint32_t i, bsz = rt->tgt->opts.max_io_size;
+
+	g->rt = rt;
+	g->idx = idx;
+	g->lcore = rt->opts.lcores[idx];
+	g->st.lcore = g->lcore;
+	TAILQ_INIT(&g->pending);
+	TAILQ_INIT(&g->qpairs);
+	g->nbuf = rt->opts.buffers_per_group;
+	g->cq = pv_create_cq(rt->listen->verbs, NVMF_RDMA_CQE, g, NULL, 0);
+	g->data = rte_zmalloc_socket("pv_nvmf_rdma_data", (size_t)g->nbuf * bsz, 4096,
+				     (int)rte_lcore_to_socket_id(g->lcore));
+	g->free_bufs = calloc(g->nbuf, sizeof(*g->free_bufs));
+	if (g->cq == NULL || g->data == NULL || g->free_bufs == NULL) {
+		NVMF_LOG(ERR, "rdma: group %u: no CQ or no memory for %u buffers of %u bytes\n",
+			 idx, g->nbuf, bsz);
+		return -ENOMEM;
+	}
+	g->data_mr = pv_reg_mr(rt->pd, g->data, (size_t)g->nbuf * bsz, PV_ACCESS_LOCAL_WRITE);
+	if (g->data_mr == NULL)
+		return -errno;
+	for (i = 0; i < g->nbuf; i++)
+		g->free_bufs[i] = g->data + (size_t)i * bsz;
+	g->nfree = g->nbuf;
+	return 0;
+}
+
+static void
+nvmf_rdma_group_fini(struct nvmf_rdma_group *g)
+{
+	if (g->data_mr != NULL)
+		pv_dereg_mr(g->data_mr);
+	if (g->cq != NULL)
+		pv_destroy_cq(g->cq);
+	rte_free(g->data);
+	free(g->free_bufs);
+}
+
+static void
+nvmf_rdma_free(struct pv_nvmf_rdma *rt)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->opts.num_groups; i++)
+		nvmf_rdma_group_fini(&rt->groups[i]);
+	if (rt->pd != NULL)
+		pv_dealloc_pd(rt->pd);
+	if (rt->listen != NULL)
+		pv_rdma_destroy_id(rt->listen);
+	if (rt->ch != NULL)
+		pv_rdma_destroy_event_channel(rt->ch);
+	free(rt);
+}
+
+struct pv_nvmf_rdma *
+pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opts)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct pv_nvmf_rdma *rt;
+	unsigned int i;
+	int ret, fl;
+
+	if (tgt == NULL || opts == NULL || opts->traddr == NULL || opts->num_groups == 0 ||
+	    opts->num_groups > PV_NVMF_RDMA_MAX_GROUPS ||
+	    inet_pton(AF_INET, opts->traddr, &sin.sin_addr) != 1 ||
+	    sin.sin_addr.s_addr == INADDR_ANY) {
+		NVMF_LOG(ERR, "rdma: bad options (traddr must be a device's IPv4 address)\n");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (opts->use_srq) {
+		NVMF_LOG(ERR, "rdma: SRQ per poll group: not built yet\n");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	for (i = 0; i < opts->num_groups; i++)
+		if (!rte_lcore_is_enabled(opts->lcores[i])) {
+			NVMF_LOG(ERR, "rdma: lcore %u is not enabled (-l)\n", opts->lcores[i]);
+			errno = EINVAL;
+			return NULL;
+		}
+	rt = calloc(1, sizeof(*rt));
+	if (rt == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rt->tgt = tgt;
+	rt->opts = *opts;
+	rt->opts.traddr = NULL;
+	if (rt->opts.port == 0)
+		rt->opts.port = PV_NVMF_RDMA_PORT;
+	if (rt->opts.buffers_per_group == 0)
+		rt->opts.buffers_per_group = 256;
+	rt->capsule_size = sizeof(struct pv_nvme_cmd) + tgt->opts.in_capsule_data_size;
+	TAILQ_INIT(&rt->conns);
+	sin.sin_port = htons(rt->opts.port);
+	rt->ch = pv_rdma_create_event_channel();
+	if (rt->ch == NULL)
+		goto err;
+	fl = fcntl(rt->ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(rt->ch->fd, F_SETFL, fl | O_NONBLOCK) != 0)
+		goto err;
+	if (pv_rdma_create_id(rt->ch, &rt->listen, rt, PV_RDMA_PS_TCP) != 0)
+		goto err;
+	if (pv_rdma_bind_addr(rt->listen, (struct sockaddr *)&sin) != 0) {
+		NVMF_LOG(ERR, "rdma: bind to %s:%u: %s\n", opts->traddr, rt->opts.port,
+			 strerror(errno));
+		goto err;
+	}
+	if (rt->listen->verbs == NULL) {
+		errno = EADDRNOTAVAIL;
+		goto err;
+	}
+	ret = pv_query_device(rt->listen->verbs, &rt->dev_attr);
+	if (ret != 0) {
+		errno = ret;
+		goto err;
+	}
+	rt->pd = pv_alloc_pd(rt->listen->verbs);
+	if (rt->pd == NULL)
+		goto err;
+	for (i = 0; i < rt->opts.num_groups; i++) {
+		ret = nvmf_rdma_group_init(rt, &rt->groups[i], i);
+		if (ret != 0) {
+			errno = -ret;
+			goto err;
+		}
+	}
+	if (pv_rdma_listen(rt->listen, 128) != 0)
+		goto err;
+	for (i = 0; i < rt->opts.num_groups; i++)
+		if (pv_rtc_msg_send(rt->groups[i].lcore, nvmf_rdma_group_start,
+				    &rt->groups[i]) != 0) {
+			errno = ENOBUFS;
+			goto err;
+		}
+	rt->cm_timer = pv_rtc_ctrl_timer_start(nvmf_rdma_cm_poll, rt, NVMF_RDMA_CM_PERIOD_US);
+	if (rt->cm_timer == NULL)
+		goto err;
+	NVMF_LOG(NOTICE, "rdma: listening on %s:%u, %u poll group(s)\n", opts->traddr,
+		 rt->opts.port, rt->opts.num_groups);
+	return rt;
+err:
+	ret = errno;
+	/* groups already started keep a poller on a CQ we free: stop them first */
+	for (i = 0; i < rt->opts.num_groups; i++)
+		if (__atomic_load_n(&rt->groups[i].started, __ATOMIC_ACQUIRE) == 1)
+			pv_rtc_msg_send(rt->groups[i].lcore, nvmf_rdma_group_stop,
+					&rt->groups[i]);
+	nvmf_rdma_free(rt);
+	errno = ret != 0 ? ret : EIO;
+	return NULL;
+}
+
+static void
+nvmf_rdma_ctrl_disconnect_all(void *arg)
+{
+	struct pv_nvmf_rdma *rt = arg;
+	struct nvmf_rdma_qpair *tq;
+
+	TAILQ_FOREACH(tq, &rt->conns, clink)
+		if (!tq->cm_disconnected) {
+			pv_rdma_disconnect(tq->id);
+			nvmf_rdma_cm_gone(tq);
+		}
+}
+
+static bool
+nvmf_rdma_is_group_lcore(const struct pv_nvmf_rdma *rt, unsigned int lcore)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->opts.num_groups; i++)
+		if (rt->groups[i].lcore == lcore)
+			return true;
+	return false;
+}
+
+void
+pv_nvmf_rdma_destroy(struct pv_nvmf_rdma *rt)
+{
+	uint64_t deadline;
+	unsigned int i;
+
+	if (rt == NULL)
+		return;
+	pv_rtc_ctrl_call(nvmf_rdma_ctrl_disconnect_all, rt, 1);
+	deadline = pv_nvmf_now_ms() + NVMF_RDMA_DESTROY_MS;
+	while (__atomic_load_n(&rt->nconns, __ATOMIC_ACQUIRE) != 0 &&
+	       pv_nvmf_now_ms() < deadline) {
+		if (nvmf_rdma_is_group_lcore(rt, rte_lcore_id()))
+			pv_rtc_loop_once();	/* our own group drains too */
+		else
+			usleep(1000);
+	}
+	if (rt->nconns != 0)
+		NVMF_LOG(ERR, "rdma: %u queue pair(s) did not drain\n", rt->nconns);
+	pv_rtc_ctrl_timer_stop(rt->cm_timer);
+	for (i = 0; i < rt->opts.num_groups; i++) {
+		struct nvmf_rdma_group *g = &rt->groups[i];
+
+		if (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE) != 1)
+			continue;
+		if (g->lcore == rte_lcore_id()) {
+			nvmf_rdma_group_stop(g);
+			continue;
+		}
+		pv_rtc_msg_send(g->lcore, nvmf_rdma_group_stop, g);
+		while (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE) != 2)
+			usleep(100);
+	}
+	nvmf_rdma_free(rt);
+}
+
+int
+pv_nvmf_rdma_group_stats(const struct pv_nvmf_rdma *rt, unsigned int idx,
+			 struct pv_nvmf_rdma_group_stats *st)
+{
+	if (rt == NULL || st == NULL || idx >= rt->opts.num_groups)
+		return -EINVAL;
+	*st = rt->groups[idx].st;
+	return 0;
+}
+
+unsigned int
+pv_nvmf_rdma_num_groups(const struct pv_nvmf_rdma *rt)
+{
+	return rt == NULL ? 0 : rt->opts.num_groups;
+}
