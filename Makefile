@@ -8,7 +8,9 @@ TSAN_BUILD ?= build-tsan
 MESON_OPTS ?= -Dwerror=true
 
 .PHONY: all deps build build-asan build-clang build-tsan demo test test-unit test-asan test-valgrind \
-	interop bench-mlx5 bench-chaos bench-modes verbs-coverage fuzz install clean
+	test-rust \
+	interop bench-mlx5 bench-chaos bench-modes bench-compat bench-peers bench-nvmf verbs-coverage \
+	fuzz install clean
 
 all: build
 
@@ -51,10 +53,17 @@ demo: build
 
 # the whole test suite: release build, then the ASan+UBSan build, same suites,
 # then the unit suites of the release build under valgrind memcheck, then
-# the fuzz targets of the clang build for a few seconds each
+# the fuzz targets of the clang build for a few seconds each, then the Rust
+# crates (bindings/rust): their tests against the release build, then
+# against the ASan+UBSan build
 test: build build-asan build-clang build-tsan
 	usertools/pv-test.sh --valgrind $(BUILD) --fuzz $(CLANG_BUILD) --tsan $(TSAN_BUILD) \
-		$(BUILD) $(ASAN_BUILD)
+		--rust $(BUILD) --rust-asan $(ASAN_BUILD) $(BUILD) $(ASAN_BUILD)
+
+# the Rust crates alone: build offline from Debian's crates, cargo test and
+# docs against the release build, cargo test against the ASan+UBSan build
+test-rust: build build-asan
+	usertools/pv-test-rust.sh $(BUILD) $(ASAN_BUILD)
 
 # the unit suites alone under valgrind memcheck (see test/meson.build)
 test-valgrind: build
@@ -79,6 +88,20 @@ bench-chaos: build
 
 bench-modes: build
 	usertools/pv-bench-modes.sh $(BUILD)
+
+# perftest through pv-run (lib/compat) against pv-perf native: the table
+bench-compat: build
+	usertools/pv-bench-compat.sh $(BUILD)
+
+# pv-perf over softroce/memif against UCX over shared memory (ucx_perftest),
+# same cores, BENCH_RUNS rounds: table and plots in $(BUILD)/bench-peers
+BENCH_RUNS ?= 3
+bench-peers: build
+	PV_BENCH_RUNS=$(BENCH_RUNS) usertools/pv-bench-peers.sh $(BUILD)
+
+# issue 15: pv-nvmf-tgt and pv-nvmf-perf over memif, PV_BENCH_SECONDS per run
+bench-nvmf: build
+	usertools/pv-bench-nvmf.sh $(BUILD)
 
 # every ibv_* function of the installed infiniband/verbs.h with its pv_* state
 verbs-coverage: build

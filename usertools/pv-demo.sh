@@ -19,6 +19,9 @@
 #   PV_DEMO_ONLY   run only these (space-separated): write_bw read_bw send_bw
 #                  send_lat write_rate
 #   PV_DEMO_SIZES  sizes of the bandwidth runs (default 4096,65536,1048576)
+#   PV_DEMO_LAT_SIZES  sizes of the send_lat run (default 8)
+#   PV_DEMO_LAT_ITERS  iterations of the send_lat run (default 1000, as perftest)
+#   PV_DEMO_RATE_ITERS messages of the 8 B write_rate run (default 100000)
 #   PV_DEMO_ARGS   more pv-perf options for both sides (e.g. --thread-safe)
 set -uo pipefail
 
@@ -191,9 +194,9 @@ run_pair send_bw send_bw --sizes=$sizes -n "$iters"
 # past that first pass (t_typical 4.6 usec instead of 0.5). One message is
 # in flight: 256 slots (rsize=8) are plenty and are warm after 256.
 memif_extra=",rsize=8"
-run_pair send_lat send_lat -s 8
+run_pair send_lat send_lat --sizes=${PV_DEMO_LAT_SIZES:-8} -n "${PV_DEMO_LAT_ITERS:-1000}"
 memif_extra=""
-run_pair write_rate write_bw -s 8 -l 32 -n 100000
+run_pair write_rate write_bw -s 8 -l 32 -n "${PV_DEMO_RATE_ITERS:-100000}"
 echo
 if [ "$failed" -ne 0 ]; then
 	say "some runs failed ($(( $(date +%s) - start )) s)"

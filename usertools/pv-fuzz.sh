@@ -3,20 +3,20 @@
 # Run the libFuzzer targets of test/fuzz for SECONDS each and print, per
 # target, the executions, the coverage (libFuzzer's cov: edges, ft:
 # features) and the findings. Seeds come from test/fuzz/pv-fuzz-seeds.py
-# (RoCE frames of ../shared/data/rxe when it is there, synthetic frames
-# always); the corpus grows in BUILD/test/fuzz/corpus/<target>, findings go
+# (RoCE frames and CM MADs of ../shared/data/rxe when it is there,
+# synthetic ones always); the corpus grows in BUILD/test/fuzz/corpus/<target>, findings go
 # to BUILD/test/fuzz/crashes/<target>-* (once fixed, keep the reproducer
 # in test/fuzz/regress/<kind>/: it is run first on every run). Exit status 1 on any finding.
 #
 # usage: usertools/pv-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]
-#        (targets: fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req)
+#        (targets: fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req fuzz_cm_mad)
 set -uo pipefail
 
 build=${1:?usage: pv-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]}
 secs=${2:-60}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req fuzz_cm_mad)
 src=$(cd "$(dirname "$0")/.." && pwd)
 fdir="$build/test/fuzz"
 data="$src/../shared/data/rxe"
@@ -31,7 +31,9 @@ python3 "$src/test/fuzz/pv-fuzz-seeds.py" "$data" "$fdir/seeds" >/dev/null || ex
 
 rc=0
 for t in "${targets[@]}"; do
-	kind=${t#fuzz_sroce_}
+	# seed and regress directory: parse, resp, req, cm_mad
+	kind=${t#fuzz_}
+	kind=${kind#sroce_}
 	corpus="$fdir/corpus/$t"
 	log="$fdir/$t.log"
 	mkdir -p "$corpus"

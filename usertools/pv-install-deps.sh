@@ -19,15 +19,33 @@ pkgs=(
 	pkg-config
 	python3
 	python3-pyelftools
+	# the Rust crates of bindings/rust (make test builds and tests them):
+	# Debian's toolchain and the crates they use, offline
+	# (bindings/rust/.cargo/config.toml, doc/guides/prog_guide/rust.rst)
+	cargo
+	libclang-dev
+	librust-bindgen-dev
+	librust-libc-dev
+	librust-serde-dev
+	librust-serde-derive-dev
+	librust-serde-json-dev
+	librust-thiserror-dev
+	rustc
 	"$@"
 )
 
 # package: what drops out without it
 declare -A optional=(
+	[ibverbs-utils]="the lib/compat tests (ibv_rc_pingpong through pv-run) and the symbol check"
 	[libclang-rt-14-dev]="the libFuzzer targets (make fuzz, the fuzz step of make test)"
+	[libjansson-dev]="pv-nvmf-tgt (its JSON configuration)"
+	[liburing-dev]="pv-nvmf-tgt's file and block device namespaces (io_uring)"
 	[libibverbs-dev]="the mlx5 driver's hardware control path (and the driver without mlx5dv.h)"
 	[libpcap-dev]="tools/roce-decode and the tests that read captures"
+	[librdmacm-dev]="mlx5 connection management through the kernel's CM (lib/cm/cma_sys.c, unit-cma_sys), lib/compat's librdmacm.so.1"
+	[perftest]="the lib/compat tests (ib_write_bw through pv-run) and make bench-compat"
 	[rdma-core]="the mlx5 driver's hardware control path"
+	[rdmacm-utils]="the lib/compat tests (rping through pv-run)"
 	[tshark]="the tshark cross-checks of the capture tests and make interop"
 	[valgrind]="make test-valgrind and make bench-mlx5"
 )

@@ -7,12 +7,17 @@
 #   usertools/pv-interop.sh BUILD_DIR        (what `make interop` runs)
 #
 # The lab VM (vm1, 10.77.0.11, rxe0) runs ibv_rc_pingpong, ibv_ud_pingpong
-# and perftest; the
-# pollverbs side runs in the lab's network namespace on a veth joined to the
-# lab bridge (rxh0), as a softroce device over DPDK net_af_packet at
-# 10.77.0.100. The TCP exchanges go through the namespace's own stack
-# (br0, 10.77.0.1). Two MTU sets: netdev MTU 1500 (RoCE MTU 1024) and 9000
-# (RoCE MTU 4096); the VM is restarted between them.
+# and perftest, and for the rdma_cm cases (cm-*) rping, perftest -R,
+# ucmatose, udaddy, rdma_server/rdma_client and the seed's read/write sample
+# built against librdmacm; the pollverbs side runs in the lab's network
+# namespace on a veth joined to the lab bridge (rxh0), as a softroce device
+# over DPDK net_af_packet at 10.77.0.100. The TCP exchanges go through the
+# namespace's own stack (br0, 10.77.0.1); the cm-* cases have none. Two
+# MTU sets: netdev MTU 1500 (RoCE MTU 1024) and 9000 (RoCE MTU 4096); the VM
+# is restarted between them. The compat-* cases run Debian's own tools on
+# the pollverbs side too (ibv_rc_pingpong, ibv_ud_pingpong, ib_write_bw,
+# ib_read_bw, ib_send_lat, rping, ucmatose, udaddy), unchanged, through
+# pv-run (lib/compat).
 #
 # One line per case, "PASS name" or "FAIL name (reason)", then
 # "interop: N passed, N failed". Exit status 0 only when nothing failed.
@@ -346,6 +351,578 @@ case_capture() {
 	result "$name" "$r"
 }
 
+# ------------------------------------------------------------------ rdma_cm
+# The pollverbs programs on the connection manager (pv_rdma_cma.h) against
+# rdma-core 44's rdmacm-utils, perftest -R and librdmacm programs in the VM:
+# no TCP exchange, every connection is made by CM MADs on QP1 (softroce's
+# CM at 10.77.0.100, the kernel's rdma_cm on rxe0 at 10.77.0.11).
+
+# pv_bin NAME: the built program NAME under BUILD/apps (or a subdirectory)
+pv_bin() {
+	local f
+	for f in "$BUILD/apps/$1" "$BUILD"/apps/*/"$1"; do
+		[ -x "$f" ] && { printf '%s\n' "$f"; return 0; }
+	done
+	return 1
+}
+
+# wait_log FILE REGEX PID [SECONDS]: print the first line of FILE matching
+# REGEX once it is there (the "+ command" lines do not count); fail when PID
+# exits first or after SECONDS (60)
+wait_log() {
+	local f=$1 re=$2 pid=$3 n=$((${4:-60} * 5)) line
+	while [ "$n" -gt 0 ]; do
+		kill -0 "$pid" 2>/dev/null || n=1	# one last look
+		line=$(grep -v '^+ ' "$f" 2>/dev/null | grep -m1 -E -- "$re") &&
+			{ printf '%s\n' "$line"; return 0; }
+		sleep 0.2
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# vm_cm_listen PS PORT: wait (60 s at most) until an rdma_cm id of port
+# space PS (TCP, UDP) listens on PORT in the VM
+vm_cm_listen() {
+	vm "for i in \$(seq 1 300); do rdma resource show cm_id 2>/dev/null |
+		grep -q 'state LISTEN ps $1 .*src-addr [^ ]*:$2 ' && exit 0; sleep 0.2; done
+		exit 1"
+}
+
+# cm_ready READY LOG PID: wait for one side to listen (see run_cm_pair);
+# prints the line that said so
+cm_ready() {
+	local ready=$1 f=$2 pid=$3
+	case $ready in
+	cm\ *)
+		# shellcheck disable=SC2086
+		vm_cm_listen ${ready#cm } && echo listening ;;
+	log\ *)
+		wait_log "$f" "${ready#log }" "$pid" ;;
+	sleep\ *)
+		sleep "${ready#sleep }"
+		kill -0 "$pid" 2>/dev/null && echo started ;;
+	esac
+}
+
+# cm_run SIDE: run the command of SIDE (pv: the array PVCMD in the
+# namespace; vm: the string VMCMD in the VM, its shell's pid kept in the
+# VM's /tmp/pv-interop-case.pid), its output appended to its log
+cm_run() {
+	if [ "$1" = pv ]; then
+		ip netns exec "$NS" timeout -k 5 "$TMO" "${PVCMD[@]}" >> "$PVLOG" 2>&1
+	else
+		vm "echo \$\$ > /tmp/pv-interop-case.pid
+			exec timeout -k 5 $TMO stdbuf -oL sh -c '$VMCMD'" >> "$VMLOG" 2>&1
+	fi
+}
+
+# cm_log SIDE: start SIDE's log with its command line; print the log's path
+cm_log() {
+	if [ "$1" = pv ]; then
+		echo "+ ip netns exec $NS ${PVCMD[*]}" > "$PVLOG"
+		printf '%s\n' "$PVLOG"
+	else
+		echo "+ vm$VM: $VMCMD" > "$VMLOG"
+		printf '%s\n' "$VMLOG"
+	fi
+}
+
+# cm_stop SIDE PID: when SIDE's command (PID, run by cm_run in the
+# background) still runs 5 s on, stop it (timeout(1) passes SIGTERM on)
+cm_stop() {
+	local _
+	for _ in 1 2 3 4 5; do
+		kill -0 "$2" 2>/dev/null || return 0
+		sleep 1
+	done
+	if [ "$1" = pv ]; then
+		kill "$2" 2>/dev/null
+	else
+		# shellcheck disable=SC2016	# expanded in the VM
+		vm 'kill $(cat /tmp/pv-interop-case.pid)' 2>/dev/null
+	fi
+}
+
+# run_cm_pair NAME ROLE READY PV_CMD... @vm VM_CMD
+#   ROLE server: pollverbs listens, the VM connects; client: the reverse.
+#   READY says when the listening side is ready for the other to start:
+#   "log REGEX" (a line of its output), "cm PS PORT" (an rdma_cm id listens
+#   in the VM), "sleep S". "@PORT@" in the second command becomes the last
+#   number of that line (a port the listener chose). When one side fails,
+#   the other gets 5 s to end before it is stopped. VM_CMD may not
+#   hold single quotes. Sets PV_RC, VM_RC; logs in
+#   $OUT/$NETMTU/NAME.{pv,vm}.log
+run_cm_pair() {
+	local name=$1 role=$2 ready=$3 first=vm second=pv log pid pid2 line port rc1='' rc2
+	shift 3
+	PVCMD=()
+	while [ "$1" != @vm ]; do PVCMD+=("$1"); shift; done
+	shift
+	VMCMD=$*
+	PVLOG=$OUT/$NETMTU/$name.pv.log
+	VMLOG=$OUT/$NETMTU/$name.vm.log
+	[ "$role" = server ] && first=pv && second=vm
+	log=$(cm_log "$first")
+	cm_run "$first" &
+	pid=$!
+	line=$(cm_ready "$ready" "$log" "$pid")
+	port=$(grep -oE '[0-9]+' <<< "$line" | tail -1)
+	PVCMD=("${PVCMD[@]//@PORT@/$port}")
+	VMCMD=${VMCMD//@PORT@/$port}
+	log=$(cm_log "$second")
+	if [ -z "$line" ]; then
+		echo "(not run: the $first side never got ready: $ready)" >> "$log"
+		rc2=255
+	else
+		sleep 1		# from a line to its listen call
+		cm_run "$second" &
+		pid2=$!
+		# whichever side fails first, the other gets 5 s to end
+		while kill -0 "$pid2" 2>/dev/null; do
+			if ! kill -0 "$pid" 2>/dev/null; then
+				wait "$pid"
+				rc1=$?
+				[ "$rc1" = 0 ] || cm_stop "$second" "$pid2"
+				break
+			fi
+			sleep 0.5
+		done
+		wait "$pid2"
+		rc2=$?
+	fi
+	if [ -z "$rc1" ]; then
+		[ "$rc2" = 0 ] || cm_stop "$first" "$pid"
+		wait "$pid"
+		rc1=$?
+	fi
+	if [ "$first" = pv ]; then
+		PV_RC=$rc1 VM_RC=$rc2
+	else
+		PV_RC=$rc2 VM_RC=$rc1
+	fi
+}
+
+# cm_expect NAME SIDE REGEX [COUNT]: '' when SIDE's log (pv, vm) has COUNT
+# (default 1) lines matching REGEX, else the reason
+cm_expect() {
+	local f=$OUT/$NETMTU/$1.$2.log n
+	n=$(grep -c -E -- "$3" "$f" 2>/dev/null)
+	[ "${n:-0}" -ge "${4:-1}" ] ||
+		printf '%s' "$2 side: ${n:-0} of ${4:-1} lines /$3/"
+}
+
+# cm_result NAME CHECK...: PASS when both sides exited 0 and every CHECK
+# ("SIDE REGEX [COUNT]", see cm_expect; REGEX without blanks) holds
+cm_result() {
+	local name=$1 r c w
+	shift
+	r=$(pair_reason "$name")
+	for c in "$@"; do
+		[ -n "$r" ] && break
+		read -r -a w <<< "$c"	# split on blanks, no globbing
+		r=$(cm_expect "$name" "${w[@]}")
+	done
+	result "$name" "$r"
+}
+
+# the pollverbs side of a case: its EAL arguments, then PROGRAM's options
+cm_pv_cmd() {	# cm_pv_cmd PROGRAM -> CMD array in PVCMD
+	mapfile -t PVCMD < <(pv_eal "")
+	PVCMD=("$1" "${PVCMD[@]}" --)
+}
+
+# pv-cmatose against ucmatose (-c 4 RC connections set up in parallel) and
+# pv-udaddy against udaddy (SIDR on -c 2 UD ids): the default 10 messages of
+# 100 bytes each way on each
+case_cm_utils() {	# TOOL ROLE (TOOL: ucmatose or udaddy)
+	local tool=$1 role=$2 name prog base=cmatose c=4 ps=TCP port=7471
+	[ "$tool" = udaddy ] && base=udaddy c=2 ps=UDP port=7174
+	name="cm-$tool-pv-$role-c$c-mtu$ROCEMTU"
+	want "$name" || return 0
+	prog=$(pv_bin "pv-$base") || { result "$name" "pv-$base not built"; return; }
+	cm_pv_cmd "$prog"
+	if [ "$role" = server ]; then
+		run_cm_pair "$name" server "log $base: listening" "${PVCMD[@]}" -c $c -T 30 \
+			@vm "$tool -s $PV_IP -c $c"
+	else
+		run_cm_pair "$name" client "cm $ps $port" "${PVCMD[@]}" -s "$VM_IP" -c $c -T 30 \
+			@vm "$tool -c $c"
+	fi
+	cm_result "$name" "pv ^data.transfers.complete" "vm ^data.transfers.complete" \
+		"vm ^return.status.0"
+}
+
+# pv-rping against rping -C 10 -V (-v: both print each ping's data; the
+# VM's count is checked)
+case_cm_rping() {	# ROLE
+	local role=$1 name prog n=10
+	name="cm-rping-pv-$role-mtu$ROCEMTU"
+	want "$name" || return 0
+	prog=$(pv_bin pv-rping) || { result "$name" "pv-rping not built"; return; }
+	cm_pv_cmd "$prog"
+	if [ "$role" = server ]; then
+		# -d: rping's debug lines, "rdma_listen" among them
+		run_cm_pair "$name" server "log rdma_listen" "${PVCMD[@]}" -s -a "$PV_IP" -C $n -V -v -d \
+			@vm "rping -c -a $PV_IP -C $n -V -v"
+	else
+		run_cm_pair "$name" client "cm TCP 7174" "${PVCMD[@]}" -c -a "$VM_IP" -C $n -V -v \
+			@vm "rping -s -C $n -V -v"
+	fi
+	cm_result "$name" "vm ping.data:.rdma-ping- $n"
+}
+
+# pv-perf -R against perftest -R (its own exchange in SENDs on a first
+# rdma_cm connection, the measured QP on a second)
+case_cm_perf() {	# ROLE TEST SIZE ITERS
+	local role=$1 t=$2 size=$3 iters=$4 name prog side=vm
+	name="cm-perftest-pv-$role-$t-${size}B-mtu$ROCEMTU"
+	want "$name" || return 0
+	prog=$(pv_bin pv-perf) || { result "$name" "pv-perf not built"; return; }
+	if ! "$prog" --help 2>&1 | grep -Eq -- '^ *-R[ ,]'; then
+		result "$name" "pv-perf has no -R (rdma_cm) option"
+		return
+	fi
+	cm_pv_cmd "$prog"
+	if [ "$role" = server ]; then
+		run_cm_pair "$name" server "sleep 3" "${PVCMD[@]}" "$t" -R -s "$size" -n "$iters" \
+			@vm "ib_$t -d rxe0 -R -F -s $size -n $iters $PV_IP"
+	else
+		run_cm_pair "$name" client "cm TCP 18515" "${PVCMD[@]}" "$t" -R -s "$size" \
+			-n "$iters" "$VM_IP" @vm "ib_$t -d rxe0 -R -F -s $size -n $iters"
+	fi
+	# a result line starts with the size; the read_lat server prints none
+	[ "$t" = read_lat ] && [ "$role" = client ] && side=pv
+	cm_result "$name" "$side ^[[:space:]]*${size}[[:space:]]+${iters}[[:space:]]"
+}
+
+# pv-rdma-client against librdmacm's rdma_server, pv-rdma-server against
+# rdma_client: the synchronous API, one 16-byte SEND each way
+case_cm_rdma_sc() {	# ROLE
+	local role=$1 name prog
+	if [ "$role" = server ]; then
+		name="cm-rdma_client-pv-server-mtu$ROCEMTU"
+		want "$name" || return 0
+		prog=$(pv_bin pv-rdma-server) || { result "$name" "pv-rdma-server not built"; return; }
+		cm_pv_cmd "$prog"
+		run_cm_pair "$name" server "log rdma_server: start" "${PVCMD[@]}" \
+			@vm "rdma_client -s $PV_IP"
+	else
+		name="cm-rdma_server-pv-client-mtu$ROCEMTU"
+		want "$name" || return 0
+		prog=$(pv_bin pv-rdma-client) || { result "$name" "pv-rdma-client not built"; return; }
+		cm_pv_cmd "$prog"
+		run_cm_pair "$name" client "cm TCP 7471" "${PVCMD[@]}" -s "$VM_IP" @vm rdma_server
+	fi
+	cm_result "$name" "pv ^rdma_(server|client):.end.0" "vm ^rdma_(server|client):.end.0"
+}
+
+# a REQ to a port nobody listens on: the peer's CM answers REJ reason 8
+# (invalid service ID) itself; librdmacm reports REJECTED status 8 and
+# rdma_connect() ECONNREFUSED
+case_cm_reject_pv_client() {
+	local name="cm-reject-pv-client-mtu$ROCEMTU" prog r=''
+	want "$name" || return 0
+	prog=$(pv_bin pv-cmatose) || { result "$name" "pv-cmatose not built"; return; }
+	cm_pv_cmd "$prog"
+	PVCMD+=(-s "$VM_IP" -p 7999 -T 30)
+	PVLOG=$OUT/$NETMTU/$name.pv.log
+	cm_log pv > /dev/null
+	cm_run pv
+	PV_RC=$?
+	if [ "$PV_RC" = 0 ]; then
+		r="pv-cmatose exited 0"
+	elif ! grep -q 'event: RDMA_CM_EVENT_REJECTED, error: 8$' "$PVLOG"; then
+		r="no REJECTED status 8: $(why "$PVLOG")"
+	fi
+	result "$name" "$r"
+}
+
+# rdma_client to a port of ours nobody listens on, while pv-cmatose listens
+# on 7471 (so softroce's CM runs); then ucmatose -C 1 to that listener, to
+# show the CM still serves after its REJ
+case_cm_reject_pv_server() {
+	local name="cm-reject-pv-server-mtu$ROCEMTU" prog
+	want "$name" || return 0
+	prog=$(pv_bin pv-cmatose) || { result "$name" "pv-cmatose not built"; return; }
+	cm_pv_cmd "$prog"
+	run_cm_pair "$name" server "log cmatose: listening" "${PVCMD[@]}" -C 1 -T 30 \
+		@vm "rdma_client -s $PV_IP -p 7999; echo rdma_client rc=\$?; ucmatose -s $PV_IP -C 1"
+	cm_result "$name" "vm ^rdma_connect:.Connection.refused" "vm ^rdma_client.rc=[1-9]" \
+		"vm ^return.status.0" "pv ^disconnected"
+}
+
+# The seed's RDMA read/write sample (apps/examples/rdma_rw.c) built against
+# librdmacm for the VM, from the same source (-DUSE_LIBRDMACM,
+# pv_rdma_compat.h): in the VM when it has a compiler (the lab image has
+# none), else the build's own librdmacm builds (apps/examples/meson.build:
+# BUILD/apps/examples/rdmacm-rdma-rw-*, made when this host has librdmacm;
+# the lab and this host are both Debian 12 with rdma-core 44.0-2), copied
+# in. Binaries: /root/pv-seed/rdma-rw-{server,client} in the VM.
+SEED_SRC="rdma_rw.c pv_rdma_compat.h"
+seed_vm_prepare() {
+	local d=$REPO/apps/examples b=$BUILD/apps/examples role
+	vm 'test -x /root/pv-seed/rdma-rw-server && test -x /root/pv-seed/rdma-rw-client' &&
+		return 0
+	if vm 'command -v cc' > /dev/null 2>&1; then
+		# shellcheck disable=SC2086,SC2016	# the word list; expanded in the VM
+		tar -C "$d" -cf - $SEED_SRC | vm 'mkdir -p /root/pv-seed && tar -C /root/pv-seed -xf - &&
+			cd /root/pv-seed && for r in server client; do
+			cc -O2 -DUSE_LIBRDMACM -DRDMA_RW_$(echo $r | tr a-z A-Z) -o rdma-rw-$r \
+				rdma_rw.c -lrdmacm -libverbs -lpthread || exit 1; done' ||
+			{ echo "build in the VM failed"; return 1; }
+		return 0
+	fi
+	for role in server client; do
+		[ -x "$b/rdmacm-rdma-rw-$role" ] ||
+			{ echo "no compiler in the VM and no $b/rdmacm-rdma-rw-$role"; return 1; }
+	done
+	tar -C "$b" -cf - rdmacm-rdma-rw-server rdmacm-rdma-rw-client |
+		vm 'mkdir -p /root/pv-seed && tar -C /root/pv-seed -xf - &&
+			mv /root/pv-seed/rdmacm-rdma-rw-server /root/pv-seed/rdma-rw-server &&
+			mv /root/pv-seed/rdmacm-rdma-rw-client /root/pv-seed/rdma-rw-client' ||
+		{ echo "copy into the VM failed"; return 1; }
+}
+
+# the seed's sample: pv-rdma-rw-{server,client} against the librdmacm build
+case_cm_seed() {	# ROLE MODE
+	local role=$1 mode=$2 name prog r
+	name="cm-rdma_rw-$mode-pv-$role-mtu$ROCEMTU"
+	want "$name" || return 0
+	prog=$(pv_bin "pv-rdma-rw-$role") || { result "$name" "pv-rdma-rw-$role not built"; return; }
+	if ! r=$(seed_vm_prepare 2>&1); then
+		result "$name" "librdmacm build for the VM: $r"
+		return
+	fi
+	cm_pv_cmd "$prog"
+	if [ "$role" = server ]; then
+		run_cm_pair "$name" server "log listening.on.port" "${PVCMD[@]}" "$mode" \
+			@vm "/root/pv-seed/rdma-rw-client $mode $PV_IP @PORT@"
+	else
+		run_cm_pair "$name" client "log listening.on.port" "${PVCMD[@]}" "$mode" \
+			"$VM_IP" @PORT@ @vm "/root/pv-seed/rdma-rw-server $mode"
+	fi
+	cm_result "$name" "pv ^remote.buffer:.message.from.(passive/server|active/client).side" \
+		"vm ^remote.buffer:.message.from.(passive/server|active/client).side"
+}
+
+# ------------------------------------------------------- compat (pv-run)
+# Debian's own programs on the pollverbs side too, unchanged, through
+# pv-run and lib/compat's libibverbs.so.1 / librdmacm.so.1
+PVRUN=$BUILD/usertools/pv-run
+
+compat_pv_cmd() {	# compat_pv_cmd -> pv-run and its arguments in PVCMD
+	mapfile -t PVCMD < <(pv_eal "")
+	PVCMD=("$PVRUN" "${PVCMD[@]}" --)
+}
+
+# ibv_rc_pingpong -c against ibv_rc_pingpong -c (4100 B: two or five
+# packets a message); ibv_ud_pingpong -c (one packet, 512 B)
+case_compat_pingpong() {	# ROLE TOOL SIZE
+	local role=$1 tool=$2 size=$3 iters=100 name r mtu="-m $ROCEMTU"
+	name="compat-${tool#ibv_}-pv-$role-${size}B-mtu$ROCEMTU"
+	want "$name" || return 0
+	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
+	command -v "$tool" >/dev/null || { result "$name" "no $tool here"; return; }
+	[ "$tool" = ibv_ud_pingpong ] && mtu=''
+	compat_pv_cmd
+	local opts="-s $size -n $iters $mtu -c"
+	if [ "$role" = server ]; then
+		# shellcheck disable=SC2086
+		run_pair "$name" server "${PVCMD[@]}" "$tool" -g 1 $opts @vm \
+			"$tool -d rxe0 -g $GIDX $opts $PV_TCP"
+	else
+		# shellcheck disable=SC2086
+		run_pair "$name" client "${PVCMD[@]}" "$tool" -g 1 $opts "$VM_IP" @vm \
+			"$tool -d rxe0 -g $GIDX $opts"
+	fi
+	r=$(pair_reason "$name")
+	if [ -z "$r" ]; then
+		grep -q "$((size * iters * 2)) bytes in" "$OUT/$NETMTU/$name.vm.log" ||
+			r="$tool did not report $((size * iters * 2)) bytes"
+	fi
+	result "$name" "$r"
+}
+
+# ib_write_bw / ib_read_bw / ib_send_lat against the same perftest tool.
+# Reads: -o 16 on both sides. perftest's requester takes its max_rd_atomic
+# from the responder's outstanding-reads figure (rxe: 128) and softroce's
+# limit is 16 (max_qp_init_rd_atom): the verb refuses 128, as the kernel
+# refuses a value above a NIC's limit.
+case_compat_perf() {	# ROLE TOOL SIZE ITERS
+	local role=$1 tool=$2 size=$3 iters=$4 name r o=''
+	name="compat-$tool-pv-$role-${size}B-mtu$ROCEMTU"
+	want "$name" || return 0
+	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
+	command -v "$tool" >/dev/null || { result "$name" "no $tool here"; return; }
+	[[ $tool == ib_read_* ]] && o='-o 16'
+	compat_pv_cmd
+	if [ "$role" = server ]; then
+		# shellcheck disable=SC2086
+		run_pair "$name" server "${PVCMD[@]}" "$tool" -x 1 -F -s "$size" -n "$iters" $o \
+			@vm "$tool -d rxe0 -x $GIDX -F -s $size -n $iters $o $PV_TCP"
+	else
+		# shellcheck disable=SC2086
+		run_pair "$name" client "${PVCMD[@]}" "$tool" -x 1 -F -s "$size" -n "$iters" $o \
+			"$VM_IP" @vm "$tool -d rxe0 -x $GIDX -F -s $size -n $iters $o"
+	fi
+	r=$(pair_reason "$name")
+	if [ -z "$r" ] && ! grep -Eq "^ *$size +$iters " "$OUT/$NETMTU/$name.pv.log"; then
+		r="$tool printed no result line"
+	fi
+	result "$name" "$r"
+}
+
+# rping -V -C 10 against rping -V -C 10 (rdma_cm, lib/compat's librdmacm)
+case_compat_rping() {	# ROLE
+	local role=$1 name n=10
+	name="compat-rping-pv-$role-mtu$ROCEMTU"
+	want "$name" || return 0
+	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
+	command -v rping >/dev/null || { result "$name" "no rping here"; return; }
+	compat_pv_cmd
+	if [ "$role" = server ]; then
+		run_cm_pair "$name" server "sleep 5" "${PVCMD[@]}" rping -s -a "$PV_IP" -C $n -V -v \
+			@vm "rping -c -a $PV_IP -C $n -V -v"
+	else
+		run_cm_pair "$name" client "cm TCP 7174" "${PVCMD[@]}" rping -c -a "$VM_IP" -C $n -V -v \
+			@vm "rping -s -C $n -V -v"
+	fi
+	cm_result "$name" "vm ping.data:.rdma-ping- $n" "pv ping.data:.rdma-ping- $n"
+}
+
+# ucmatose / udaddy against themselves (rdma_cm: RC, and UD through SIDR)
+case_compat_cm_utils() {	# ROLE TOOL
+	local role=$1 tool=$2 name ps=TCP port=7471
+	[ "$tool" = udaddy ] && ps=UDP port=7174
+	name="compat-$tool-pv-$role-mtu$ROCEMTU"
+	want "$name" || return 0
+	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
+	command -v "$tool" >/dev/null || { result "$name" "no $tool here"; return; }
+	compat_pv_cmd
+	if [ "$role" = server ]; then
+		run_cm_pair "$name" server "sleep 5" "${PVCMD[@]}" "$tool" -b "$PV_IP" \
+			@vm "$tool -s $PV_IP"
+	else
+		run_cm_pair "$name" client "cm $ps $port" "${PVCMD[@]}" "$tool" -s "$VM_IP" \
+			@vm "$tool"
+	fi
+	cm_result "$name" "pv ^data.transfers.complete" "vm ^data.transfers.complete" \
+		"vm ^return.status.0" "pv ^return.status.0"
+}
+
+compat_cases() {
+	local role
+	for role in client server; do
+		case_compat_pingpong "$role" ibv_rc_pingpong 4100
+		case_compat_pingpong "$role" ibv_ud_pingpong 512
+		case_compat_perf "$role" ib_write_bw 65536 50
+		case_compat_perf "$role" ib_read_bw 65536 50
+		case_compat_perf "$role" ib_send_lat 8 200
+		case_compat_rping "$role"
+		case_compat_cm_utils "$role" ucmatose
+		case_compat_cm_utils "$role" udaddy
+	done
+}
+
+cm_cases() {
+	local role t
+	case_cm_reject_pv_client
+	case_cm_reject_pv_server
+	for role in client server; do
+		case_cm_rdma_sc "$role"
+		case_cm_utils ucmatose "$role"
+		case_cm_utils udaddy "$role"
+		case_cm_rping "$role"
+		case_cm_seed "$role" read
+		case_cm_seed "$role" write
+		for t in send_bw write_bw read_lat; do
+			case_cm_perf "$role" "$t" 4096 50
+		done
+	done
+}
+
+# ------------------------------------------------------------------ nvmf
+# issue 15: pv-nvmf-tgt on the namespace's softroce served to the Linux
+# nvme-rdma host in the VM (discover, connect, 16 MiB dd + fio crc32c
+# verified, nvme list / id-ctrl / smart-log, disconnect), and pv-nvmf-perf
+# against the Linux kernel target (nvmet-rdma) in the VM with --verify.
+# Written without a run: see doc/guides/apps/nvmf-tgt.rst.
+NVMF_PV_NQN=nqn.2026-11.org.pollverbs:interop
+NVMF_LAB_NQN=nqn.2026-11.io.pollverbs:lab
+
+case_nvmf_linux_host() {
+	local name=nvmf-linux-host-mtu$ROCEMTU tgt pvlog vmlog pid r='' rc eal=()
+	want "$name" || return 0
+	tgt=$(pv_bin pv-nvmf-tgt) || { result "$name" "pv-nvmf-tgt not built"; return; }
+	pvlog=$OUT/$NETMTU/$name.pv.log
+	vmlog=$OUT/$NETMTU/$name.vm.log
+	cat > "$OUT/$NETMTU/$name.json" <<JSON
+{ "poll_groups": { "lcores": [0] },
+  "listeners": [ { "traddr": "$PV_IP", "trsvcid": "4420" } ],
+  "subsystems": [ { "nqn": "$NVMF_PV_NQN", "serial": "PVINTEROP1", "model": "pollverbs interop",
+                    "namespaces": [ { "type": "ram", "size_mb": 64, "block_size": 512 } ] } ] }
+JSON
+	mapfile -t eal < <(pv_eal "")
+	echo "+ ip netns exec $NS $tgt ${eal[*]} -- -c $name.json" > "$pvlog"
+	ip netns exec "$NS" timeout -k 5 "$TMO" "$tgt" "${eal[@]}" -- \
+		-c "$OUT/$NETMTU/$name.json" >> "$pvlog" 2>&1 &
+	pid=$!
+	if ! wait_log "$pvlog" 'pv-nvmf-tgt: listening' "$pid" 30 > /dev/null; then
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		result "$name" "pv-nvmf-tgt did not start: $(why "$pvlog")"
+		return
+	fi
+	: > "$vmlog"
+	RXELAB_NVMF_NQN=$NVMF_PV_NQN RXELAB_NVMF_IO=both RXELAB_NVMF_IO_KB=16384 \
+		"$LAB/nvmf.sh" connect "$VM" "$PV_IP" >> "$vmlog" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || r="nvme connect / I/O rc=$rc: $(why "$vmlog")"
+	# shellcheck disable=SC2016	# expanded in the VM
+	vm 'nvme list; for c in /sys/class/nvme-fabrics/ctl/nvme*; do
+		[ "$(cat $c/subsysnqn)" = '"$NVMF_PV_NQN"' ] || continue
+		nvme id-ctrl /dev/${c##*/} && nvme smart-log /dev/${c##*/} || exit 1; done' \
+		>> "$vmlog" 2>&1 || r="${r:+$r; }nvme id-ctrl / smart-log failed"
+	RXELAB_NVMF_NQN=$NVMF_PV_NQN "$LAB/nvmf.sh" disconnect "$VM" >> "$vmlog" 2>&1 ||
+		r="${r:+$r; }nvme disconnect failed"
+	grep -q 'dd check OK' "$vmlog" || r="${r:+$r; }no dd check OK"
+	grep -q 'err= 0' "$vmlog" || r="${r:+$r; }no fio verify (err= 0)"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 0 ] || r="${r:+$r; }pv-nvmf-tgt rc=$rc: $(why "$pvlog")"
+	result "$name" "$r"
+}
+
+case_nvmf_kernel_target() {	# case_nvmf_kernel_target PERF_ARGS...
+	local name="nvmf-kernel-target-$1-mtu$ROCEMTU" perf log rc r='' eal=()
+	shift
+	want "$name" || return 0
+	perf=$(pv_bin pv-nvmf-perf) || { result "$name" "pv-nvmf-perf not built"; return; }
+	log=$OUT/$NETMTU/$name.pv.log
+	if ! RXELAB_NVMF_NQN=$NVMF_LAB_NQN "$LAB/nvmf.sh" target "$VM" > "$OUT/$NETMTU/$name.vm.log" 2>&1; then
+		result "$name" "kernel target setup: $(why "$OUT/$NETMTU/$name.vm.log")"
+		return
+	fi
+	mapfile -t eal < <(pv_eal "")
+	echo "+ ip netns exec $NS $perf ${eal[*]} -- $*" > "$log"
+	ip netns exec "$NS" timeout -k 5 "$TMO" "$perf" "${eal[@]}" -- \
+		-r "trtype:RDMA adrfam:IPv4 traddr:$VM_IP trsvcid:4420 subnqn:$NVMF_LAB_NQN" \
+		"$@" >> "$log" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || r="pv-nvmf-perf rc=$rc: $(why "$log")"
+	grep -q '^Total' "$log" || r="${r:+$r; }no Total line"
+	result "$name" "$r"
+}
+
+nvmf_cases() {
+	case_nvmf_linux_host
+	case_nvmf_kernel_target randrw-4k-verify -q 8 -o 4096 -w randrw -t 5 --verify
+	case_nvmf_kernel_target read-128k-verify -q 4 -o 131072 -w read -t 5 --verify
+	RXELAB_NVMF_NQN=$NVMF_LAB_NQN "$LAB/nvmf.sh" untarget "$VM" > /dev/null 2>&1
+}
+
 # ------------------------------------------------------------------ main
 if [ "$(id -u)" != 0 ]; then
 	say "FAIL setup (must run as root: network namespace and VMs)"
@@ -397,6 +974,9 @@ for NETMTU in $MTUS; do
 		done
 	done
 	[ "$NETMTU" = "${MTUS%% *}" ] && case_capture
+	cm_cases
+	compat_cases
+	nvmf_cases
 done
 
 say "interop: $pass passed, $fail failed"

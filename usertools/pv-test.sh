@@ -8,9 +8,15 @@
 # With --fuzz DIR, the fuzz suite of DIR (test/fuzz, a clang build).
 # With --tsan DIR, the threading tests (suite 'threads') of DIR, a
 # -fsanitize=thread build: a data race report fails them (TSAN_OPTIONS).
-# Usage: pv-test.sh [--valgrind BUILD] [--fuzz BUILD] [--tsan BUILD] BUILD...
+# With --rust DIR, the Rust crates of bindings/rust built against DIR and
+# their cargo tests (usertools/pv-test-rust.sh), added to the counts; with
+# --rust-asan DIR as well, their tests again against that ASan+UBSan build.
+# Usage: pv-test.sh [--valgrind BUILD] [--fuzz BUILD] [--tsan BUILD]
+#                   [--rust BUILD [--rust-asan BUILD]] BUILD...
+# (the options in any order, before the build directories)
 set -uo pipefail
 pass=0 fail=0 skip=0 rc=0
+failed=()
 
 # run_pass LABEL MESON-TEST-ARGS...: one meson test run, added to the counts
 run_pass() {
@@ -29,24 +35,28 @@ run_pass() {
 	pass=$((pass + ${ok:-0} + ${ex:-0}))
 	fail=$((fail + ${fl:-0} + ${up:-0} + ${to:-0}))
 	skip=$((skip + ${sk:-0}))
+	# meson's result lines: "12/125 pollverbs:suite / name   FAIL   3.2s ...",
+	# printed twice (live and in its summary of failures)
+	while IFS= read -r line; do
+		failed+=("$label: $line")
+	done < <(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS|ERROR) ' "$log" |
+		sed 's/  */ /g' | awk '!seen[$0]++')
 	rm -f "$log"
 }
 
-vg_build=
-if [ "${1:-}" = "--valgrind" ]; then
-	vg_build=${2:?--valgrind needs a build directory}
+# the options, in any order, before the build directories
+vg_build= fuzz_build= tsan_build= rust_build= rust_asan=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--valgrind) vg_build=${2:?--valgrind needs a build directory} ;;
+	--fuzz) fuzz_build=${2:?--fuzz needs a build directory} ;;
+	--tsan) tsan_build=${2:?--tsan needs a build directory} ;;
+	--rust) rust_build=${2:?--rust needs a build directory} ;;
+	--rust-asan) rust_asan=${2:?--rust-asan needs a build directory} ;;
+	*) break ;;
+	esac
 	shift 2
-fi
-fuzz_build=
-if [ "${1:-}" = "--fuzz" ]; then
-	fuzz_build=${2:?--fuzz needs a build directory}
-	shift 2
-fi
-tsan_build=
-if [ "${1:-}" = "--tsan" ]; then
-	tsan_build=${2:?--tsan needs a build directory}
-	shift 2
-fi
+done
 
 for b in "$@"; do
 	run_pass "meson test in $b" -C "$b" --suite unit --suite integration
@@ -82,6 +92,26 @@ if [ -n "$tsan_build" ]; then
 		--no-rebuild --suite threads
 fi
 
+# the Rust crates: cargo test against the given build's libpollverbs.so
+if [ -n "$rust_build" ]; then
+	echo "=== Rust crates against $rust_build ==="
+	log=$(mktemp)
+	"$(dirname "$0")/pv-test-rust.sh" "$rust_build" $rust_asan 2>&1 | tee "$log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	rp=$(sed -n 's/^rust: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+	rf=$(sed -n 's/^rust: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)
+	pass=$((pass + ${rp:-0}))
+	fail=$((fail + ${rf:-1}))
+	while IFS= read -r line; do
+		failed+=("rust in $rust_build: $line")
+	done < <(grep -E '^test .* \.\.\. FAILED' "$log")
+	rm -f "$log"
+fi
+
 [ "$fail" -eq 0 ] || rc=1
+# the failures again, last, where a truncated log still shows them
+for f in "${failed[@]+"${failed[@]}"}"; do
+	echo "failed: $f"
+done
 echo "test: $pass passed, $fail failed, $skip skipped"
 exit $rc

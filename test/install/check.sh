@@ -7,7 +7,8 @@
 #     cc outside.c $(pkg-config --cflags --libs pollverbs)
 # and run it: it must print the device count given here. The .pc file must
 # be relocatable (paths from ${prefix}) and name no DPDK, and only the
-# public headers are installed (no driver SDK header).
+# public headers are installed (no driver SDK header). Then the installed
+# pv-run runs ibv_devices on the installed compat libraries.
 # Usage: check.sh BUILD_ROOT OUTSIDE_C EXPECTED_DEVICES [pv_init argument ...]
 # Exits 77 (skipped) without a C compiler or pkg-config.
 set -euo pipefail
@@ -74,3 +75,19 @@ if [ "$got" != "$expect" ]; then
 	exit 1
 fi
 echo "check.sh: installed pollverbs builds and runs outside the tree ($got device(s))"
+
+# the installed pv-run and compat libraries ($libdir/pollverbs/compat): an
+# unmodified ibv_devices lists the same devices (when ibverbs-utils is there)
+pvrun=$(find "$destdir" -name pv-run -path '*/bin/*' | head -1)
+compat=$libdir/pollverbs/compat
+if [ -n "$pvrun" ] && [ -e "$compat/libibverbs.so.1" ] && command -v ibv_devices >/dev/null; then
+	echo "--- pv-run $* -- ibv_devices"
+	out=$(PV_COMPAT_DIR=$compat "$pvrun" "$@" -- ibv_devices)
+	echo "$out"
+	got=$(grep -c '^ *sroce[0-9]' <<<"$out" || true)
+	if [ "$got" != "$expect" ]; then
+		echo "check.sh: pv-run ibv_devices: expected $expect device(s), got $got" >&2
+		exit 1
+	fi
+	echo "check.sh: installed pv-run runs ibv_devices on the compat libraries"
+fi
