@@ -105,7 +105,7 @@ one() {
 			--thread-safe -p "$port" 127.0.0.1 >"$logdir/c" 2>&1
 	else
 		# shellcheck disable=SC2046
-		timeout 120 "$pvrun" --link-wait=30 --link-settle=1500 \
+		timeout 120 "$pvrun" --link-wait=30 --wait-listen="$port" \
 			$(eal client 10.99.8.2 1 "$extra") -- "${prog[@]}" -x 1 -p "$port" \
 			127.0.0.1 >"$logdir/c" 2>&1
 	fi
