@@ -195,8 +195,10 @@ host_qpair_connect(struct pv_nvmf_host_ctrlr *c, uint16_t qid, uint16_t depth,
 	memset(&param, 0, sizeof(param));
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
+	/* as Linux's host (nvme_rdma_route_resolved()): the target READs
+	 * host-to-controller data from us, we READ nothing from it */
 	param.responder_resources = 16;
-	param.initiator_depth = 16;
+	param.initiator_depth = 0;
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
 	if (pv_rdma_connect(qp->id, &param) != 0) {
@@ -515,6 +517,11 @@ host_prop(struct pv_nvmf_host_ctrlr *c, uint8_t fctype, uint32_t ofst, bool size
 	pc.attrib = size8 ? PV_NVMF_PROP_SIZE_8 : 0;
 	pc.ofst = rte_cpu_to_le_32(ofst);
 	pc.value = rte_cpu_to_le_64(value);
+	/* no data: a keyed SGL of length 0, as Linux's host sends (its
+	 * nvme_rdma_set_sg_null()); Linux's nvmet-rdma maps the SGL of every
+	 * command and answers Invalid Field to a zeroed one */
+	pv_nvme_sgl_keyed_set(&((struct pv_nvme_cmd *)&pc)->sgl1, 0, 0, 0,
+			      PV_NVME_SGL_SUBTYPE_ADDRESS);
 	ret = host_check("Property Get/Set", host_sync(c->admin, (struct pv_nvme_cmd *)&pc,
 						       NULL, 0, &cpl), &cpl);
 	if (ret == 0 && value_p != NULL)

@@ -674,10 +674,19 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 	memset(&param, 0, sizeof(param));
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
-	/* our RDMA READs are the host's responder resources */
-	param.initiator_depth = RTE_MIN(ev->param.conn.responder_resources,
+	/*
+	 * Our RDMA READs are bounded by the host's responder resources: the
+	 * event already gives them from this side (rdma_accept(3): its
+	 * initiator_depth is the REQ's responder resources, its
+	 * responder_resources the REQ's initiator depth). Linux's host asks
+	 * responder resources = its device's max_qp_rd_atom and initiator
+	 * depth 0 (it reads nothing from a target); a REP with initiator
+	 * depth 0 would leave its QP's max_dest_rd_atomic at 0 and every
+	 * READ of ours NAKed (invalid request).
+	 */
+	param.initiator_depth = RTE_MIN(ev->param.conn.initiator_depth,
 					(uint8_t)RTE_MIN(rt->dev_attr.max_qp_init_rd_atom, 255));
-	param.responder_resources = RTE_MIN(ev->param.conn.initiator_depth,
+	param.responder_resources = RTE_MIN(ev->param.conn.responder_resources,
 					    (uint8_t)RTE_MIN(rt->dev_attr.max_qp_rd_atom, 255));
 	param.rnr_retry_count = 7;
 	/* the group knows the queue pair before anything of it can complete */
