@@ -847,7 +847,7 @@ cm_cases() {
 # nvme-rdma host in the VM (discover, connect, 16 MiB dd + fio crc32c
 # verified, nvme list / id-ctrl / smart-log, disconnect), and pv-nvmf-perf
 # against the Linux kernel target (nvmet-rdma) in the VM with --verify.
-# Written without a run: see doc/guides/apps/nvmf-tgt.rst.
+# Results: doc/guides/interop.rst.
 NVMF_PV_NQN=nqn.2026-11.org.pollverbs:interop
 NVMF_LAB_NQN=nqn.2026-11.io.pollverbs:lab
 
