@@ -572,8 +572,9 @@ nvmf_rdma_ctrl_free(void *arg)
 
 	TAILQ_REMOVE(&rt->conns, tq, clink);
 	tq->grp->cq_used -= tq->send_wr + tq->depth + 1;
-	__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
 	nvmf_rdma_qpair_release(tq);
+	/* after the QP is gone: pv_nvmf_rdma_destroy() then frees its CQ */
+	__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
 }
 
 static void
