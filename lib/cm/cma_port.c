@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 
@@ -412,8 +413,46 @@ cma_device_close(struct cma_device *dev)
 	free(dev);
 }
 
-/* pv_cleanup(): stop the thread, close QP1s and devices; ids left behind
- * by the application are freed with them */
+/* how long pv_cleanup() lets the thread send the MADs that end the ids the
+ * application left behind (milliseconds) */
+#define CMA_CLEANUP_SEND_MS 200
+
+/*
+ * The ids the application left behind end on the wire as the kernel ends
+ * a process's ids when it exits (rdma_ucm's close destroys them; ib_cm
+ * answers a DREQ with a DREP, sends a DREQ from Established, a REJ from a
+ * handshake): the peer is not left to time out. Called with cma_lock held
+ * and the thread running; returns with the sends completed or after
+ * CMA_CLEANUP_SEND_MS.
+ */
+static void
+cma_cleanup_end_ids(void)
+{
+	struct cma_device *dev;
+	struct cma_id *id;
+	int i, busy = 0;
+
+	TAILQ_FOREACH(id, &cma_ids, next) {
+		if (id->ib == NULL)
+			continue;
+		pv_ib_cm_destroy_id(id->ib);
+		id->ib = NULL;
+		busy = 1;
+	}
+	for (i = 0; busy && i < CMA_CLEANUP_SEND_MS; i++) {
+		pthread_mutex_unlock(&cma_lock);
+		cma_kick();
+		rte_delay_us_sleep(1000);
+		pthread_mutex_lock(&cma_lock);
+		busy = 0;
+		TAILQ_FOREACH(dev, &cma_devices, next)
+			if (dev->port != NULL && dev->port->send_busy != 0)
+				busy = 1;
+	}
+}
+
+/* pv_cleanup(): end the ids left behind on the wire, stop the thread,
+ * close QP1s and devices; those ids are freed with them */
 static void
 cma_cleanup(void)
 {
@@ -425,6 +464,7 @@ cma_cleanup(void)
 		pthread_mutex_unlock(&cma_lock);
 		return;
 	}
+	cma_cleanup_end_ids();
 	cma_running = 0;
 	pthread_mutex_unlock(&cma_lock);
 	cma_kick();

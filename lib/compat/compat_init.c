@@ -106,6 +106,23 @@ pvc_start_once(void)
 }
 
 /*
+ * pv-run --eager (PV_RUN_EAGER=1): pollverbs starts when the library is
+ * loaded, before main(), instead of at the first verbs call: its ports
+ * exist before the program does anything, e.g. the memif server side of a
+ * program whose peer (qperf's server) forks a process per test that
+ * attaches as a memif client at once. Failure is reported again at the
+ * first verbs call.
+ */
+__attribute__((constructor)) static void
+pvc_start_eager(void)
+{
+	const char *env = getenv("PV_RUN_EAGER");
+
+	if (env != NULL && strcmp(env, "1") == 0)
+		(void)pv_compat_start();
+}
+
+/*
  * Start pollverbs once per process; 0, or -errno: -ENODEV PV_RUN_ARGS
  * unset, -ENOSYS called from inside the start (a DPDK plugin's
  * constructor), pv_init()'s error. Every caller after the first gets the
