@@ -8,6 +8,8 @@
 #   ib_write_bw -x 1 -n 1000     (perftest: the BW table on both sides)
 #   rping -V -C 10               (rdmacm-utils: -V verifies every ping)
 #   qperf -cm1 rc_bw rc_lat ...  (qperf: its server forks a process per test)
+#   fio --ioengine=rdma          (verb=send: the server verifies every block's
+#                                 crc32c; verb=write: RDMA WRITE, counted)
 # Every run must exit 0 on both sides and print what is checked. Exit 77
 # (skip) when none of those programs is installed (usertools/
 # pv-install-deps.sh installs ibverbs-utils, perftest and rdmacm-utils),
@@ -30,7 +32,7 @@ runs=0
 trap memif_pair_cleanup EXIT
 
 have=0
-for p in ibv_rc_pingpong ib_write_bw rping qperf; do
+for p in ibv_rc_pingpong ib_write_bw rping qperf fio; do
 	command -v "$p" >/dev/null 2>&1 && have=1
 done
 if [ "$have" = 0 ]; then
@@ -50,6 +52,7 @@ fi
 # process per test, which attaches to the client's memif server as its
 # memif client when it starts (a memif client connects once).
 swap=0
+pname=""
 side() {
 	local settle="" role=$1
 
@@ -61,7 +64,7 @@ side() {
 	if [ "$swap" = 1 ]; then
 		[ "$1" = client ] && role=server || role=client
 	fi
-	echo "--link-wait=30 $settle --no-huge -m 512 --file-prefix=$tag-$1" \
+	echo "--link-wait=30 $settle --no-huge -m 512 --file-prefix=$tag-$pname-$1" \
 		"--log-level=*:warning" \
 		"--vdev=net_memif0,role=$role,socket=$sock,socket-abstract=no" \
 		"--pv-dev=softroce:port=net_memif0,ip=$2"
@@ -81,6 +84,7 @@ pair() {
 		echo "SKIP: $name (${scmd[0]} not installed)"
 		return 0
 	fi
+	pname=$name		# its own EAL files: a failed pair's leftovers do not matter
 	slog=$logdir/$name.server
 	clog=$logdir/$name.client
 	runs=$((runs + 1))
@@ -163,6 +167,23 @@ if [ -f "$logdir/qperf.client" ]; then
 	fi
 fi
 swap=0 sip=10.99.9.1 cip=10.99.9.2
+
+# fio's rdma engine: the client connects with rdma_cm (no TCP exchange).
+# Channel semantics: every 64 KiB the client sends carries fio's verify
+# header and crc32c, which the server's read job checks (a block sent
+# without them fails it: "verify: bad magic header"). Memory semantics:
+# the client RDMA WRITEs into the buffers the server advertised (fio
+# checks nothing there, the byte counts are compared). fio's client
+# connects with rnr_retry_count 0: one RNR NAK ends it, so the server posts
+# a receive for every block at once (iodepth = 256 blocks; fio's advice).
+fsrv=(fio --name=srv --ioengine=rdma --port="$((port + 4))" --rw=read --iodepth=256
+      --bs=64k --size=16m)
+fcli=(fio --name=cli --ioengine=rdma --hostname="$sip" --port="$((port + 4))"
+      --rw=write --iodepth=4 --bs=64k --size=16m)
+pair fio_send "" 'READ: bw=.*io=16\.0MiB' 'WRITE: bw=.*io=16\.0MiB' \
+	"${fsrv[@]}" --verify=crc32c -- "${fcli[@]}" --verb=send --verify=crc32c
+pair fio_write "" 'srv: .*err= 0' 'WRITE: bw=.*io=16\.0MiB' \
+	"${fsrv[@]}" -- "${fcli[@]}" --verb=write
 
 echo "$((runs - fails))/$runs pairs passed"
 [ "$fails" -eq 0 ]
