@@ -811,9 +811,39 @@ case_compat_cm_utils() {	# ROLE TOOL
 		"vm ^return.status.0" "pv ^return.status.0"
 }
 
+# fio's rdma engine, channel semantics: the sender's 16 MiB in 64 KiB
+# SENDs, each block with fio's verify header and crc32c, which the
+# receiver checks (fio rw=read --verify=crc32c); the receiver posts a
+# receive for every block at once (fio's client has rnr_retry_count 0)
+case_compat_fio() {	# ROLE (client: pollverbs sends)
+	local role=$1 name port=7175
+	local rx="fio --name=srv --ioengine=rdma --port=$port --rw=read --iodepth=256"
+	local tx="fio --name=cli --ioengine=rdma --port=$port --rw=write --iodepth=4 --verb=send"
+	local io="--bs=64k --size=16m --verify=crc32c"
+	name="compat-fio-send-verify-pv-$role-mtu$ROCEMTU"
+	want "$name" || return 0
+	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
+	command -v fio >/dev/null || { result "$name" "no fio here"; return; }
+	compat_pv_cmd
+	if [ "$role" = server ]; then
+		# shellcheck disable=SC2086
+		run_cm_pair "$name" server "log waiting.for.connection" "${PVCMD[@]}" $rx $io \
+			@vm "$tx --hostname=$PV_IP $io"
+		cm_result "$name" "pv READ:.bw=.*io=16.0MiB" "vm WRITE:.bw=.*io=16.0MiB" \
+			"pv srv:.*err=.0" "vm cli:.*err=.0"
+	else
+		# shellcheck disable=SC2086
+		run_cm_pair "$name" client "cm TCP $port" "${PVCMD[@]}" $tx --hostname="$VM_IP" $io \
+			@vm "$rx $io"
+		cm_result "$name" "vm READ:.bw=.*io=16.0MiB" "pv WRITE:.bw=.*io=16.0MiB" \
+			"vm srv:.*err=.0" "pv cli:.*err=.0"
+	fi
+}
+
 compat_cases() {
 	local role
 	for role in client server; do
+		case_compat_fio "$role"
 		case_compat_pingpong "$role" ibv_rc_pingpong 4100
 		case_compat_pingpong "$role" ibv_ud_pingpong 512
 		case_compat_perf "$role" ib_write_bw 65536 50
