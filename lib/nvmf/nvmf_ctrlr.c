@@ -205,6 +205,14 @@ nvmf_connect(struct pv_nvmf_req *req)
 	uint16_t sqsize = rte_le_to_cpu_16(cc->sqsize);
 	uint16_t cntlid;
 
+	/*
+	 * Checked again here, not only at submit: a second Connect submitted
+	 * while the first one's data was still being read (RDMA READ of a
+	 * keyed SGL) would bind a second controller to the queue and leave
+	 * the first one behind.
+	 */
+	if (qp->connected)
+		return pv_nvmf_req_fail(req, 0, PV_NVME_SC_CMD_SEQ_ERROR);
 	if (req->length < sizeof(d))
 		return pv_nvmf_req_fail(req, 0, PV_NVME_SC_INVALID_FIELD);
 	memcpy(&d, req->data, sizeof(d));

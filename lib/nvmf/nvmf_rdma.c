@@ -299,6 +299,11 @@ nvmf_rdma_pending_run(struct nvmf_rdma_group *g)
 
 	while (g->nfree != 0 && (r = TAILQ_FIRST(&g->pending)) != NULL) {
 		TAILQ_REMOVE(&g->pending, r, link);
+		if (unlikely(r->tq->disconnecting)) {
+			/* its queue is draining: the command must not run */
+			pv_nvmf_req_fail(&r->req, 0, PV_NVME_SC_ABORTED_SQ_DELETION);
+			continue;
+		}
 		ret = nvmf_rdma_data_start(r);
 		if (ret == 0)
 			pv_nvmf_req_exec(&r->req);
@@ -402,6 +407,12 @@ nvmf_rdma_group_poll(void *arg)
 					nvmf_rdma_qpair_error(r->tq,
 							      pv_wc_status_str(wc[i].status));
 				pv_nvmf_req_fail(&r->req, 0, PV_NVME_SC_DATA_XFER_ERROR);
+				break;
+			}
+			if (unlikely(r->tq->disconnecting)) {
+				/* the data came, but the queue was torn down
+				 * (pv_nvmf_qpair_fini): the command must not run */
+				pv_nvmf_req_fail(&r->req, 0, PV_NVME_SC_ABORTED_SQ_DELETION);
 				break;
 			}
 			pv_nvmf_req_exec(&r->req);

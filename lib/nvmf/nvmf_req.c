@@ -106,7 +106,7 @@ pv_nvmf_req_parse_sgl(struct pv_nvmf_req *req, uint32_t max_len)
 		if (len > req->icd_len - off)
 			return PV_NVME_STATUS(0, PV_NVME_SC_DATA_SGL_LEN_INVALID);
 		req->data_in_capsule = true;
-		req->data = req->icd + off;
+		req->data = len != 0 ? req->icd + off : NULL;
 		req->length = len;
 	} else if (type == PV_NVME_SGL_TYPE_LAST_SEGMENT && sub == PV_NVME_SGL_SUBTYPE_OFFSET) {
 		/* a list of keyed descriptors in the capsule */

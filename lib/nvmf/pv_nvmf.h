@@ -306,7 +306,12 @@ PV_EXPORT void pv_nvmf_qpair_fini(struct pv_nvmf_qpair *qp);
  */
 PV_EXPORT void pv_nvmf_req_submit(struct pv_nvmf_req *req);
 
-/** Execute @p req once its data is ready (after data_prep returned 1). */
+/**
+ * Execute @p req once its data is ready (after data_prep returned 1).
+ * Never after pv_nvmf_qpair_fini() of its queue pair: a transport fails
+ * such a request (pv_nvmf_req_fail(), Aborted - SQ Deletion) instead.
+ * Thread: the queue pair's lcore.
+ */
 PV_EXPORT void pv_nvmf_req_exec(struct pv_nvmf_req *req);
 
 /** Complete @p req with status @p sct / @p sc (DNR set) and call done(). */

@@ -60,6 +60,10 @@ ut_seg_ok(const struct pv_nvmf_sgl_seg *s)
 	return s->key == UT_KEY && a >= b && s->len <= UT_HOST_LEN && a - b <= UT_HOST_LEN - s->len;
 }
 
+/* true: data_prep answers 1 (the data comes later, as an RDMA READ's) and
+ * the test calls pv_nvmf_req_exec() itself */
+static bool ut_delay;
+
 static int
 ut_data_prep(struct pv_nvmf_req *req)
 {
@@ -77,7 +81,7 @@ ut_data_prep(struct pv_nvmf_req *req)
 		memcpy(u->buf + done, (void *)(uintptr_t)req->sgl[i].addr, n);
 		done += n;
 	}
-	return 0;
+	return ut_delay ? 1 : 0;
 }
 
 static void
@@ -608,6 +612,52 @@ test_connect_errors(void)
 	ut_qp_free(q9);
 }
 
+/*
+ * Two Connects on one admin queue, the second submitted while the first
+ * one's data is still on its way (keyed SGL: an RDMA READ in flight, as
+ * Linux sends admin Connect data): the second fails with Command Sequence
+ * Error when it runs, instead of binding a second controller to the queue
+ * and leaving the first behind (found by fuzz_nvmf_capsule).
+ */
+static void
+test_connect_data_in_flight(void)
+{
+	struct ut_qp *a = ut_qp_new(0);
+	struct pv_nvmf_connect_data d;
+	struct pv_nvmf_connect_cmd cc;
+	struct pv_nvmf_req r[2];
+	unsigned int i;
+
+	memset(&d, 0, sizeof(d));
+	d.hostid[0] = 0x42;
+	d.cntlid = rte_cpu_to_le_16(0xffff);
+	snprintf(d.subnqn, sizeof(d.subnqn), "%s", UT_SUBNQN);
+	snprintf(d.hostnqn, sizeof(d.hostnqn), "%s", UT_HOSTNQN);
+	memcpy(ut_host, &d, sizeof(d));
+	ut_delay = true;
+	for (i = 0; i < RTE_DIM(r); i++) {
+		memset(&cc, 0, sizeof(cc));
+		ut_cmd_init((struct pv_nvme_cmd *)&cc, PV_NVME_OPC_FABRICS);
+		cc.fctype = PV_NVMF_FCTYPE_CONNECT;
+		cc.sqsize = rte_cpu_to_le_16(31);
+		ut_cmd_keyed((struct pv_nvme_cmd *)&cc, 0, sizeof(d));
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].cmd = *(struct pv_nvme_cmd *)&cc;
+		r[i].qp = &a->qp;
+		pv_nvmf_req_submit(&r[i]);
+	}
+	ut_delay = false;
+	CU_ASSERT_EQUAL(a->ncpl, 0);
+	pv_nvmf_req_exec(&r[0]);
+	pv_nvmf_req_exec(&r[1]);
+	CU_ASSERT_EQUAL_FATAL(a->ncpl, 2);
+	UT_ASSERT_ST(a->cpl[0], 0, 0);
+	UT_ASSERT_ST(a->cpl[1], 0, PV_NVME_SC_CMD_SEQ_ERROR);
+	CU_ASSERT_EQUAL(a->cpl[1].cid, r[1].cmd.cid);
+	CU_ASSERT_TRUE(a->qp.connected);
+	ut_qp_free(a);
+}
+
 static void
 test_command_errors(void)
 {
@@ -1087,6 +1137,7 @@ static const struct ut_case ut_cases[] = {
 	{ "features_logs_ka", test_features_logs_ka, NULL },
 	{ "aer", test_aer, NULL },
 	{ "connect_errors", test_connect_errors, NULL },
+	{ "connect_data_in_flight", test_connect_data_in_flight, NULL },
 	{ "command_errors", test_command_errors, NULL },
 	{ "io_data_paths", test_io_data_paths, NULL },
 	{ "io_random_model", test_io_random_model, NULL },
