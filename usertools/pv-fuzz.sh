@@ -4,19 +4,22 @@
 # target, the executions, the coverage (libFuzzer's cov: edges, ft:
 # features) and the findings. Seeds come from test/fuzz/pv-fuzz-seeds.py
 # (RoCE frames and CM MADs of ../shared/data/rxe when it is there,
-# synthetic ones always); the corpus grows in BUILD/test/fuzz/corpus/<target>, findings go
+# synthetic ones always; NVMe-oF command sequences synthetic only); the
+# corpus grows in BUILD/test/fuzz/corpus/<target>, findings go
 # to BUILD/test/fuzz/crashes/<target>-* (once fixed, keep the reproducer
 # in test/fuzz/regress/<kind>/: it is run first on every run). Exit status 1 on any finding.
 #
 # usage: usertools/pv-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]
-#        (targets: fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req fuzz_cm_mad)
+#        (targets: fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req fuzz_cm_mad
+#         fuzz_nvmf_capsule)
 set -uo pipefail
 
 build=${1:?usage: pv-fuzz.sh BUILD_DIR [SECONDS] [TARGET...]}
 secs=${2:-60}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req fuzz_cm_mad)
+[ ${#targets[@]} -gt 0 ] ||
+	targets=(fuzz_sroce_parse fuzz_sroce_resp fuzz_sroce_req fuzz_cm_mad fuzz_nvmf_capsule)
 src=$(cd "$(dirname "$0")/.." && pwd)
 fdir="$build/test/fuzz"
 data="$src/../shared/data/rxe"
@@ -31,7 +34,7 @@ python3 "$src/test/fuzz/pv-fuzz-seeds.py" "$data" "$fdir/seeds" >/dev/null || ex
 
 rc=0
 for t in "${targets[@]}"; do
-	# seed and regress directory: parse, resp, req, cm_mad
+	# seed and regress directory: parse, resp, req, cm_mad, nvmf_capsule
 	kind=${t#fuzz_}
 	kind=${kind#sroce_}
 	corpus="$fdir/corpus/$t"
