@@ -817,8 +817,8 @@ case_compat_cm_utils() {	# ROLE TOOL
 # receive for every block at once (fio's client has rnr_retry_count 0)
 case_compat_fio() {	# ROLE (client: pollverbs sends)
 	local role=$1 name port=7175
-	local rx="fio --name=srv --ioengine=rdma --port=$port --rw=read --iodepth=256"
-	local tx="fio --name=cli --ioengine=rdma --port=$port --rw=write --iodepth=4 --verb=send"
+	local rx="fio --thread --name=srv --ioengine=rdma --port=$port --rw=read --iodepth=256"
+	local tx="fio --thread --name=cli --ioengine=rdma --port=$port --rw=write --iodepth=4 --verb=send"
 	local io="--bs=64k --size=16m --verify=crc32c"
 	name="compat-fio-send-verify-pv-$role-mtu$ROCEMTU"
 	want "$name" || return 0

@@ -176,9 +176,9 @@ swap=0 sip=10.99.9.1 cip=10.99.9.2
 # checks nothing there, the byte counts are compared). fio's client
 # connects with rnr_retry_count 0: one RNR NAK ends it, so the server posts
 # a receive for every block at once (iodepth = 256 blocks; fio's advice).
-fsrv=(fio --name=srv --ioengine=rdma --port="$((port + 4))" --rw=read --iodepth=256
+fsrv=(fio --thread --name=srv --ioengine=rdma --port="$((port + 4))" --rw=read --iodepth=256
       --bs=64k --size=16m)
-fcli=(fio --name=cli --ioengine=rdma --hostname="$sip" --port="$((port + 4))"
+fcli=(fio --thread --name=cli --ioengine=rdma --hostname="$sip" --port="$((port + 4))"
       --rw=write --iodepth=4 --bs=64k --size=16m)
 pair fio_send "" 'READ: bw=.*io=16\.0MiB' 'WRITE: bw=.*io=16\.0MiB' \
 	"${fsrv[@]}" --verify=crc32c -- "${fcli[@]}" --verb=send --verify=crc32c
