@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,6 +135,16 @@ rtc_bg_sleep(uint64_t sleep_us)
 	uint64_t token;
 	int timeout_ms;
 
+	if (sleep_us == 0) {
+		/*
+		 * Work left: the next pass now, after letting a thread that
+		 * waits for this core run (the application's, when the lcores
+		 * it was given are the progress thread's too). nanosleep(0)
+		 * would sleep up to the timer slack on every pass.
+		 */
+		sched_yield();
+		return;
+	}
 	if (sleep_us < 1000) {
 		rte_delay_us_sleep((unsigned int)sleep_us);
 		return;
