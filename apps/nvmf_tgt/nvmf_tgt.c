@@ -178,7 +178,7 @@ tgt_config(const char *path, struct pv_nvmf_tgt **tgt_p, struct pv_nvmf_rdma_opt
 	json_t *root, *jt, *jl, *jg, *jss, *lc;
 	struct pv_nvmf_tgt *tgt;
 	const char *a, *p;
-	long long v[6];
+	long long v[7];
 	size_t i;
 	int ret = -EINVAL;
 
@@ -195,6 +195,7 @@ tgt_config(const char *path, struct pv_nvmf_tgt **tgt_p, struct pv_nvmf_rdma_opt
 	v[3] = tgt_json_int(jt, "max_qpairs_per_ctrlr", to.max_qpairs_per_ctrlr);
 	v[4] = tgt_json_int(jt, "buffers_per_group", 256);
 	v[5] = tgt_json_int(jt, "keep_alive_granularity_ms", to.kas_ms);
+	v[6] = tgt_json_int(jt, "srq_depth", 1024);
 	for (i = 0; i < RTE_DIM(v); i++)
 		if (v[i] < 0 || v[i] > UINT32_MAX)
 			goto out;
@@ -205,6 +206,7 @@ tgt_config(const char *path, struct pv_nvmf_tgt **tgt_p, struct pv_nvmf_rdma_opt
 	to.kas_ms = (uint32_t)v[5];
 	ro->buffers_per_group = (uint32_t)v[4];
 	ro->use_srq = json_is_true(json_object_get(jt, "srq"));
+	ro->srq_depth = (uint32_t)v[6];
 	tgt = pv_nvmf_tgt_create(&to);
 	if (tgt == NULL) {
 		fprintf(stderr, "pv-nvmf-tgt: transport options out of range\n");

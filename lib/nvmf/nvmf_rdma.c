@@ -25,6 +25,11 @@
  * WRITEs of controller-to-host data and the response SEND (SEND_WITH_INV
  * when the SGL asked for it) as one chain; the SEND's completion frees the
  * request.
+ *
+ * With use_srq, the receive buffers are the poll group's: one SRQ per group
+ * (SPDK's layout), shared by every QP of the group, its srq_depth buffers
+ * posted once at start; a receive completion finds its queue pair by the
+ * completion's qp_num, and a consumed buffer goes back to the SRQ.
  */
 
 #include <errno.h>
@@ -64,7 +69,7 @@ enum nvmf_wrid_tag {
 struct nvmf_rdma_qpair;
 
 struct nvmf_rdma_recv {
-	struct nvmf_rdma_qpair *tq;
+	struct nvmf_rdma_qpair *tq;	/* NULL: a buffer of the group's SRQ */
 	uint8_t *buf;			/* capsule: SQE + in-capsule data */
 } __rte_aligned(8);
 
@@ -90,6 +95,13 @@ struct nvmf_rdma_group {
 	uint32_t nbuf;
 	TAILQ_HEAD(, nvmf_rdma_req) pending;	/* waiting for a data buffer */
 	TAILQ_HEAD(, nvmf_rdma_qpair) qpairs;
+	/* use_srq: the group's receive buffers */
+	struct pv_srq *srq;
+	uint8_t *srq_mem;
+	struct pv_mr *srq_mr;
+	struct nvmf_rdma_recv *srq_recvs;
+	uint32_t srq_depth;
+	struct nvmf_rdma_qpair *last_tq;	/* of the last SRQ receive */
 	struct pv_rtc_poller *poller;
 	struct pv_rtc_poller *ka_poller;
 	volatile int started;		/* 1 running, 2 stopped */
@@ -101,6 +113,7 @@ struct nvmf_rdma_qpair {
 	struct pv_nvmf_rdma *rt;
 	struct nvmf_rdma_group *grp;
 	struct pv_rdma_cm_id *id;
+	uint32_t qp_num;
 	uint32_t depth;			/* receive buffers (host SQ size) */
 	uint32_t nreqs;
 	uint32_t send_wr;		/* the QP's send queue */
@@ -135,6 +148,7 @@ struct pv_nvmf_rdma {
 };
 
 static void nvmf_rdma_req_done(struct pv_nvmf_req *req);
+static void nvmf_rdma_qpair_error(struct nvmf_rdma_qpair *tq, const char *what);
 static int nvmf_rdma_data_prep(struct pv_nvmf_req *req);
 static void nvmf_rdma_disconnect(struct pv_nvmf_qpair *nq);
 
@@ -148,21 +162,65 @@ static const struct pv_nvmf_qpair_ops nvmf_rdma_qpair_ops = {
 /* poll group: data path                                                */
 /* ------------------------------------------------------------------ */
 
+/* the receive completions a QP of @p g may add to its CQ (the SRQ's are
+ * counted once, by the group) */
+static uint32_t
+nvmf_rdma_qp_recv_cqe(const struct nvmf_rdma_group *g, uint32_t depth)
+{
+	return g->srq != NULL ? 0 : depth + 1;
+}
+
+/* the receive WR of capsule buffer @p rv (registered with @p lkey) */
+static void
+nvmf_rdma_recv_wr(const struct pv_nvmf_rdma *rt, struct nvmf_rdma_recv *rv, uint32_t lkey,
+		  struct pv_recv_wr *wr, struct pv_sge *sge)
+{
+	*sge = (struct pv_sge){
+		.addr = (uintptr_t)rv->buf,
+		.length = rt->capsule_size,
+		.lkey = lkey,
+	};
+	*wr = (struct pv_recv_wr){
+		.wr_id = (uintptr_t)rv | NVMF_WRID_RECV,
+		.sg_list = sge,
+		.num_sge = 1,
+	};
+}
+
 static int
 nvmf_rdma_recv_post(struct nvmf_rdma_qpair *tq, struct nvmf_rdma_recv *rv)
 {
-	struct pv_sge sge = {
-		.addr = (uintptr_t)rv->buf,
-		.length = tq->rt->capsule_size,
-		.lkey = tq->mr->lkey,
-	};
-	struct pv_recv_wr wr = {
-		.wr_id = (uintptr_t)rv | NVMF_WRID_RECV,
-		.sg_list = &sge,
-		.num_sge = 1,
-	}, *bad;
+	struct pv_recv_wr wr, *bad;
+	struct pv_sge sge;
 
+	nvmf_rdma_recv_wr(tq->rt, rv, tq->mr->lkey, &wr, &sge);
 	return pv_post_recv(tq->id->qp, &wr, &bad);
+}
+
+/* a receive buffer back to the group's SRQ (the group's lcore) */
+static int
+nvmf_rdma_srq_post(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv)
+{
+	struct pv_recv_wr wr, *bad;
+	struct pv_sge sge;
+
+	nvmf_rdma_recv_wr(g->rt, rv, g->srq_mr->lkey, &wr, &sge);
+	return pv_post_srq_recv(g->srq, &wr, &bad);
+}
+
+/* a consumed capsule buffer back where it came from */
+static void
+nvmf_rdma_recv_repost(struct nvmf_rdma_qpair *tq, struct nvmf_rdma_recv *rv)
+{
+	if (rv->tq == NULL) {
+		/* the group's, whatever becomes of this queue pair */
+		if (nvmf_rdma_srq_post(tq->grp, rv) != 0)
+			NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n",
+				 tq->grp->idx);
+		return;
+	}
+	if (!tq->disconnecting && nvmf_rdma_recv_post(tq, rv) != 0)
+		nvmf_rdma_qpair_error(tq, "reposting a receive failed");
 }
 
 static void
@@ -324,8 +382,7 @@ nvmf_rdma_req_done(struct pv_nvmf_req *req)
 
 	/* the capsule was consumed: its buffer takes the next one */
 	if (r->recv != NULL) {
-		if (!tq->disconnecting && nvmf_rdma_recv_post(tq, r->recv) != 0)
-			nvmf_rdma_qpair_error(tq, "reposting a receive failed");
+		nvmf_rdma_recv_repost(tq, r->recv);
 		r->recv = NULL;
 	}
 	g->st.completed++;
@@ -352,12 +409,44 @@ nvmf_rdma_req_done(struct pv_nvmf_req *req)
 	}
 }
 
+/* the queue pair of an SRQ receive: its completion's qp_num (NULL: gone) */
+static struct nvmf_rdma_qpair *
+nvmf_rdma_srq_qpair(struct nvmf_rdma_group *g, uint32_t qp_num)
+{
+	struct nvmf_rdma_qpair *tq = g->last_tq;
+
+	if (likely(tq != NULL && tq->qp_num == qp_num))
+		return tq;
+	TAILQ_FOREACH(tq, &g->qpairs, glink)
+		if (tq->qp_num == qp_num) {
+			g->last_tq = tq;
+			return tq;
+		}
+	return NULL;
+}
+
 static void
-nvmf_rdma_recv_handle(struct nvmf_rdma_recv *rv, const struct pv_wc *wc)
+nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
+		      const struct pv_wc *wc)
 {
 	struct nvmf_rdma_qpair *tq = rv->tq;
 	struct nvmf_rdma_req *r;
 
+	if (tq == NULL) {
+		/* an SRQ buffer: flushed only when the SRQ goes, else owned by
+		 * the sender's queue pair until its request is done */
+		if (unlikely(wc->status == PV_WC_WR_FLUSH_ERR))
+			return;
+		tq = nvmf_rdma_srq_qpair(g, wc->qp_num);
+		if (unlikely(tq == NULL || wc->status != PV_WC_SUCCESS || tq->disconnecting)) {
+			if (tq != NULL && wc->status != PV_WC_SUCCESS)
+				nvmf_rdma_qpair_error(tq, pv_wc_status_str(wc->status));
+			if (nvmf_rdma_srq_post(g, rv) != 0)
+				NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n",
+					 g->idx);
+			return;
+		}
+	}
 	if (unlikely(wc->status != PV_WC_SUCCESS || tq->disconnecting)) {
 		if (wc->status != PV_WC_WR_FLUSH_ERR && wc->status != PV_WC_SUCCESS)
 			nvmf_rdma_qpair_error(tq, pv_wc_status_str(wc->status));
@@ -367,6 +456,8 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_recv *rv, const struct pv_wc *wc)
 	if (unlikely(r == NULL || wc->byte_len < sizeof(struct pv_nvme_cmd))) {
 		/* more commands than the queue's size, or a runt capsule */
 		nvmf_rdma_qpair_error(tq, r == NULL ? "host overran its queue" : "short capsule");
+		if (rv->tq == NULL && nvmf_rdma_srq_post(g, rv) != 0)
+			NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n", g->idx);
 		return;
 	}
 	TAILQ_REMOVE(&tq->free_reqs, r, link);
@@ -374,6 +465,18 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_recv *rv, const struct pv_wc *wc)
 	memcpy(&r->req.cmd, rv->buf, sizeof(r->req.cmd));
 	r->req.icd = rv->buf + sizeof(struct pv_nvme_cmd);
 	r->req.icd_len = wc->byte_len - sizeof(struct pv_nvme_cmd);
+	if (rv->tq == NULL && r->req.icd_len == 0) {
+		/*
+		 * An SRQ capsule without in-capsule data: nothing of it is read
+		 * past the SQE just copied, so the buffer goes back to the
+		 * group's SRQ now, not when the command completes. A request
+		 * waiting on a host (its RDMA READ, a dead host's retries) then
+		 * holds no receive buffer the group's other queue pairs need.
+		 */
+		r->recv = NULL;
+		if (nvmf_rdma_srq_post(g, rv) != 0)
+			NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n", g->idx);
+	}
 	pv_nvmf_req_submit(&r->req);
 }
 
@@ -397,7 +500,7 @@ nvmf_rdma_group_poll(void *arg)
 
 		switch (wc[i].wr_id & NVMF_WRID_MASK) {
 		case NVMF_WRID_RECV:
-			nvmf_rdma_recv_handle(p, &wc[i]);
+			nvmf_rdma_recv_handle(g, p, &wc[i]);
 			break;
 		case NVMF_WRID_READ:
 			r = p;
@@ -492,11 +595,21 @@ nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq)
 	RTE_TAILQ_FOREACH_SAFE(r, &g->pending, link, t)
 		if (r->tq == tq)
 			TAILQ_REMOVE(&g->pending, r, link);
-	for (i = 0; i < tq->nreqs; i++)
+	for (i = 0; i < tq->nreqs; i++) {
 		if (tq->reqs[i].buf != NULL) {
 			g->free_bufs[g->nfree++] = tq->reqs[i].buf;
 			tq->reqs[i].buf = NULL;
 		}
+		/* a capsule of the group's SRQ still held: back to the SRQ */
+		if (tq->reqs[i].recv != NULL && tq->reqs[i].recv->tq == NULL) {
+			if (nvmf_rdma_srq_post(g, tq->reqs[i].recv) != 0)
+				NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n",
+					 g->idx);
+			tq->reqs[i].recv = NULL;
+		}
+	}
+	if (g->last_tq == tq)
+		g->last_tq = NULL;
 	TAILQ_REMOVE(&g->qpairs, tq, glink);
 	g->st.qpairs--;
 	if (pv_rtc_ctrl_call(nvmf_rdma_ctrl_free, tq, 0) != 0)
@@ -521,8 +634,14 @@ nvmf_rdma_group_teardown(void *arg)
 	/* held AERs end through done() before the QP goes */
 	pv_nvmf_qpair_fini(&tq->nq);
 	pv_modify_qp(tq->id->qp, &attr, PV_QP_STATE);
-	/* markers behind everything posted: their flush says the QP is empty */
-	if (pv_post_recv(tq->id->qp, &rwr, &rbad) != 0)
+	/*
+	 * Markers behind everything posted: their flush says the QP is empty.
+	 * A QP on the group's SRQ has no receive queue of its own: its
+	 * receive completions are all in the CQ before the send marker's
+	 * flush (the QP is in ERR: nothing more arrives), and the SRQ's
+	 * buffers stay posted for the other queue pairs.
+	 */
+	if (tq->grp->srq != NULL || pv_post_recv(tq->id->qp, &rwr, &rbad) != 0)
 		tq->drains++;
 	if (pv_post_send(tq->id->qp, &swr, &sbad) != 0)
 		tq->drains++;
@@ -582,9 +701,9 @@ nvmf_rdma_ctrl_free(void *arg)
 	struct pv_nvmf_rdma *rt = tq->rt;
 
 	TAILQ_REMOVE(&rt->conns, tq, clink);
-	tq->grp->cq_used -= tq->send_wr + tq->depth + 1;
+	tq->grp->cq_used -= tq->send_wr + nvmf_rdma_qp_recv_cqe(tq->grp, tq->depth);
 	nvmf_rdma_qpair_release(tq);
-	/* after the QP is gone: pv_nvmf_rdma_destroy() then frees its CQ */
+	/* after the QP is gone: pv_nvmf_rdma_destroy() then frees its CQ and SRQ */
 	__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
 }
 
@@ -640,7 +759,7 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 	/* per request: a READ chain or WRITEs + SEND; Linux uses one keyed SGL */
 	tq->send_wr = RTE_MIN((uint32_t)rt->dev_attr.max_qp_wr, 3 * tq->nreqs + 1);
 	TAILQ_INIT(&tq->free_reqs);
-	if (g->cq_used + tq->send_wr + depth + 1 > NVMF_RDMA_CQE) {
+	if (g->cq_used + tq->send_wr + nvmf_rdma_qp_recv_cqe(g, depth) > NVMF_RDMA_CQE) {
 		free(tq);
 		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_NO_RSC);
 	}
@@ -655,9 +774,16 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
 	rsp_off = depth * rt->capsule_size;
+	if (g->srq != NULL) {
+		/* receives from the group's SRQ: this QP owns no capsule buffer */
+		qa.srq = g->srq;
+		qa.cap.max_recv_wr = 0;
+		qa.cap.max_recv_sge = 0;
+		rsp_off = 0;
+	}
 	tq->mem = rte_zmalloc("pv_nvmf_rdma_qp",
 			      rsp_off + tq->nreqs * sizeof(struct pv_nvme_cpl), 64);
-	tq->recvs = calloc(depth, sizeof(*tq->recvs));
+	tq->recvs = calloc(g->srq != NULL ? 1 : depth, sizeof(*tq->recvs));
 	tq->reqs = calloc(tq->nreqs, sizeof(*tq->reqs));
 	if (tq->mem == NULL || tq->recvs == NULL || tq->reqs == NULL)
 		goto err_no_rsc;
@@ -668,6 +794,7 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 			 qa.cap.max_send_wr, qa.cap.max_recv_wr, strerror(errno));
 		goto err_no_rsc;
 	}
+	tq->qp_num = id->qp->qp_num;
 	pv_nvmf_qpair_init(&tq->nq, rt->tgt, qid, &nvmf_rdma_qpair_ops);
 	for (i = 0; i < tq->nreqs; i++) {
 		tq->reqs[i].tq = tq;
@@ -675,7 +802,7 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 		tq->reqs[i].req.qp = &tq->nq;
 		TAILQ_INSERT_TAIL(&tq->free_reqs, &tq->reqs[i], link);
 	}
-	for (i = 0; i < depth; i++) {
+	for (i = 0; g->srq == NULL && i < depth; i++) {
 		tq->recvs[i].tq = tq;
 		tq->recvs[i].buf = tq->mem + i * rt->capsule_size;
 		if (nvmf_rdma_recv_post(tq, &tq->recvs[i]) != 0)
@@ -702,14 +829,14 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 					    (uint8_t)RTE_MIN(rt->dev_attr.max_qp_rd_atom, 255));
 	param.rnr_retry_count = 7;
 	/* the group knows the queue pair before anything of it can complete */
-	g->cq_used += tq->send_wr + depth + 1;
+	g->cq_used += tq->send_wr + nvmf_rdma_qp_recv_cqe(g, depth);
 	TAILQ_INSERT_TAIL(&rt->conns, tq, clink);
 	__atomic_fetch_add(&rt->nconns, 1, __ATOMIC_RELEASE);
 	if (pv_rtc_msg_send(g->lcore, nvmf_rdma_group_add, tq) != 0) {
 		NVMF_LOG(ERR, "rdma: cannot hand queue %u to group %u\n", qid, g->idx);
 		TAILQ_REMOVE(&rt->conns, tq, clink);
 		__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
-		g->cq_used -= tq->send_wr + depth + 1;
+		g->cq_used -= tq->send_wr + nvmf_rdma_qp_recv_cqe(g, depth);
 		goto err_no_rsc;
 	}
 	if (pv_rdma_accept(id, &param) != 0) {
@@ -783,6 +910,41 @@ nvmf_rdma_cm_poll(void *arg)
 /* create / destroy                                                     */
 /* ------------------------------------------------------------------ */
 
+/* use_srq: the group's SRQ and its srq_depth capsule buffers, all posted */
+static int
+nvmf_rdma_group_srq_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g)
+{
+	struct pv_srq_init_attr sa = { .srq_context = g };
+	size_t len;
+	uint32_t i;
+
+	g->srq_depth = rt->opts.srq_depth != 0 ? rt->opts.srq_depth : 1024;
+	g->srq_depth = RTE_MIN(g->srq_depth, (uint32_t)rt->dev_attr.max_srq_wr);
+	sa.attr.max_wr = g->srq_depth;
+	sa.attr.max_sge = 1;
+	len = (size_t)g->srq_depth * rt->capsule_size;
+	g->srq = pv_create_srq(rt->pd, &sa);
+	g->srq_mem = rte_zmalloc_socket("pv_nvmf_rdma_srq", len, 64,
+					(int)rte_lcore_to_socket_id(g->lcore));
+	g->srq_recvs = calloc(g->srq_depth, sizeof(*g->srq_recvs));
+	if (g->srq == NULL || g->srq_mem == NULL || g->srq_recvs == NULL) {
+		NVMF_LOG(ERR, "rdma: group %u: no SRQ of %u receives, or no memory\n", g->idx,
+			 g->srq_depth);
+		return -ENOMEM;
+	}
+	g->srq_mr = pv_reg_mr(rt->pd, g->srq_mem, len, PV_ACCESS_LOCAL_WRITE);
+	if (g->srq_mr == NULL)
+		return -errno;
+	g->cq_used += g->srq_depth;
+	for (i = 0; i < g->srq_depth; i++) {
+		g->srq_recvs[i].tq = NULL;
+		g->srq_recvs[i].buf = g->srq_mem + (size_t)i * rt->capsule_size;
+		if (nvmf_rdma_srq_post(g, &g->srq_recvs[i]) != 0)
+			return -EIO;
+	}
+	return 0;
+}
+
 static int
 nvmf_rdma_group_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g, unsigned int idx)
 {
@@ -810,12 +972,18 @@ nvmf_rdma_group_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g, unsigne
 	for (i = 0; i < g->nbuf; i++)
 		g->free_bufs[i] = g->data + (size_t)i * bsz;
 	g->nfree = g->nbuf;
-	return 0;
+	return rt->opts.use_srq ? nvmf_rdma_group_srq_init(rt, g) : 0;
 }
 
 static void
 nvmf_rdma_group_fini(struct nvmf_rdma_group *g)
 {
+	if (g->srq != NULL)
+		pv_destroy_srq(g->srq);
+	if (g->srq_mr != NULL)
+		pv_dereg_mr(g->srq_mr);
+	rte_free(g->srq_mem);
+	free(g->srq_recvs);
 	if (g->data_mr != NULL)
 		pv_dereg_mr(g->data_mr);
 	if (g->cq != NULL)
@@ -854,11 +1022,6 @@ pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opt
 	    sin.sin_addr.s_addr == INADDR_ANY) {
 		NVMF_LOG(ERR, "rdma: bad options (traddr must be a device's IPv4 address)\n");
 		errno = EINVAL;
-		return NULL;
-	}
-	if (opts->use_srq) {
-		NVMF_LOG(ERR, "rdma: SRQ per poll group: not built yet\n");
-		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	for (i = 0; i < opts->num_groups; i++)
