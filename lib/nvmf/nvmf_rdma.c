@@ -208,15 +208,22 @@ nvmf_rdma_srq_post(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv)
 	return pv_post_srq_recv(g->srq, &wr, &bad);
 }
 
+/* a capsule buffer back to the group's SRQ; a failure only costs the
+ * group that buffer (logged) */
+static void
+nvmf_rdma_srq_repost(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv)
+{
+	if (nvmf_rdma_srq_post(g, rv) != 0)
+		NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n", g->idx);
+}
+
 /* a consumed capsule buffer back where it came from */
 static void
 nvmf_rdma_recv_repost(struct nvmf_rdma_qpair *tq, struct nvmf_rdma_recv *rv)
 {
 	if (rv->tq == NULL) {
 		/* the group's, whatever becomes of this queue pair */
-		if (nvmf_rdma_srq_post(tq->grp, rv) != 0)
-			NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n",
-				 tq->grp->idx);
+		nvmf_rdma_srq_repost(tq->grp, rv);
 		return;
 	}
 	if (!tq->disconnecting && nvmf_rdma_recv_post(tq, rv) != 0)
@@ -441,9 +448,7 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
 		if (unlikely(tq == NULL || wc->status != PV_WC_SUCCESS || tq->disconnecting)) {
 			if (tq != NULL && wc->status != PV_WC_SUCCESS)
 				nvmf_rdma_qpair_error(tq, pv_wc_status_str(wc->status));
-			if (nvmf_rdma_srq_post(g, rv) != 0)
-				NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n",
-					 g->idx);
+			nvmf_rdma_srq_repost(g, rv);
 			return;
 		}
 	}
@@ -456,8 +461,8 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
 	if (unlikely(r == NULL || wc->byte_len < sizeof(struct pv_nvme_cmd))) {
 		/* more commands than the queue's size, or a runt capsule */
 		nvmf_rdma_qpair_error(tq, r == NULL ? "host overran its queue" : "short capsule");
-		if (rv->tq == NULL && nvmf_rdma_srq_post(g, rv) != 0)
-			NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n", g->idx);
+		if (rv->tq == NULL)
+			nvmf_rdma_srq_repost(g, rv);
 		return;
 	}
 	TAILQ_REMOVE(&tq->free_reqs, r, link);
@@ -474,8 +479,7 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
 		 * holds no receive buffer the group's other queue pairs need.
 		 */
 		r->recv = NULL;
-		if (nvmf_rdma_srq_post(g, rv) != 0)
-			NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n", g->idx);
+		nvmf_rdma_srq_repost(g, rv);
 	}
 	pv_nvmf_req_submit(&r->req);
 }
@@ -602,9 +606,7 @@ nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq)
 		}
 		/* a capsule of the group's SRQ still held: back to the SRQ */
 		if (tq->reqs[i].recv != NULL && tq->reqs[i].recv->tq == NULL) {
-			if (nvmf_rdma_srq_post(g, tq->reqs[i].recv) != 0)
-				NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n",
-					 g->idx);
+			nvmf_rdma_srq_repost(g, tq->reqs[i].recv);
 			tq->reqs[i].recv = NULL;
 		}
 	}
