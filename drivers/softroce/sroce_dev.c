@@ -627,6 +627,32 @@ sroce_link_monitor_stop(struct sroce_dev *dev)
 	}
 }
 
+/* how long a closing device gives its last frames to leave (milliseconds) */
+#define SROCE_CLOSE_DRAIN_MS	100
+#define SROCE_CLOSE_LINGER_MS	20
+
+/*
+ * The wire drains before the port stops: the frames still queued (the last
+ * MADs of a process that exits, say: a DREP) are handed to the PMD for up
+ * to SROCE_CLOSE_DRAIN_MS, then, if the port ever sent anything, the peer
+ * gets SROCE_CLOSE_LINGER_MS to read them: a net_memif client's frames sit
+ * in shared memory that stopping the port unmaps, unread frames included.
+ * Called with the progress thread stopped.
+ */
+static void
+sroce_tx_drain(struct sroce_dev *dev)
+{
+	unsigned int ms;
+
+	for (ms = 0; dev->tx_head != dev->tx_tail && ms < SROCE_CLOSE_DRAIN_MS; ms++) {
+		pv_sroce_tx_flush(dev);
+		if (dev->tx_head != dev->tx_tail)
+			rte_delay_us_sleep(1000);
+	}
+	if (dev->stats.tx_pkts != 0)
+		rte_delay_us_sleep(SROCE_CLOSE_LINGER_MS * 1000);
+}
+
 /*
  * @p close_port: removal; stop and close the port, then free the mbuf pool
  * its queues used. Otherwise (a probe that failed) the port is only stopped
@@ -644,6 +670,8 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 	sroce_link_monitor_stop(dev);
 	pv_sroce_fault_free(dev);
 	pv_sroce_neigh_fini(dev);
+	if (dev->port_started)
+		sroce_tx_drain(dev);
 	while (dev->tx_head != dev->tx_tail) {
 		sroce_mbuf_free(dev->tx_ring[dev->tx_head]);
 		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
