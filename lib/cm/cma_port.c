@@ -421,9 +421,10 @@ cma_device_close(struct cma_device *dev)
  * The ids the application left behind end on the wire as the kernel ends
  * a process's ids when it exits (rdma_ucm's close destroys them; ib_cm
  * answers a DREQ with a DREP, sends a DREQ from Established, a REJ from a
- * handshake): the peer is not left to time out. Called with cma_lock held
- * and the thread running; returns with the sends completed or after
- * CMA_CLEANUP_SEND_MS.
+ * handshake): the peer is not left to time out. The MADs the application
+ * itself sent last (a DREP just before exit) are waited for too. Called
+ * with cma_lock held and the thread running; returns with the sends
+ * completed or after CMA_CLEANUP_SEND_MS.
  */
 static void
 cma_cleanup_end_ids(void)
@@ -439,6 +440,11 @@ cma_cleanup_end_ids(void)
 		id->ib = NULL;
 		busy = 1;
 	}
+	/* and the MADs still in flight: a DREP the application queued just
+	 * before it exited must leave before QP1 is destroyed */
+	TAILQ_FOREACH(dev, &cma_devices, next)
+		if (dev->port != NULL && dev->port->send_busy != 0)
+			busy = 1;
 	for (i = 0; busy && i < CMA_CLEANUP_SEND_MS; i++) {
 		pthread_mutex_unlock(&cma_lock);
 		cma_kick();
