@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_log.h>
 
@@ -34,23 +35,40 @@ static __thread int pvc_starting;
 static char *pvc_args;			/* PV_RUN_ARGS, split in place */
 static char *pvc_argv[PVC_MAX_ARGS + 2];
 static int pvc_blocked;			/* threads in a blocking verb */
+static int pvc_stopping;		/* exit() is stopping pollverbs */
 
 void
 pv_compat_block_enter(void)
 {
-	__atomic_fetch_add(&pvc_blocked, 1, __ATOMIC_RELAXED);
+	/* counted in before stopping is read, as pvc_stop() sets stopping
+	 * before it reads the count (both sequentially consistent): either
+	 * this thread waits here or pvc_stop() sees it and leaves pollverbs
+	 * running */
+	__atomic_fetch_add(&pvc_blocked, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&pvc_stopping, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_sub(&pvc_blocked, 1, __ATOMIC_SEQ_CST);
+		/* another thread is in exit() and pv_cleanup() frees what this
+		 * call would wait on: wait as a read() on the device's fd
+		 * would, until the process is gone (rping's CM thread calls
+		 * rdma_get_cm_event() once more while main() exits) */
+		for (;;)
+			pause();
+	}
 }
 
 void
 pv_compat_block_leave(void)
 {
-	__atomic_fetch_sub(&pvc_blocked, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&pvc_blocked, 1, __ATOMIC_SEQ_CST);
 }
 
 static void
 pvc_stop(void)
 {
-	int blocked = __atomic_load_n(&pvc_blocked, __ATOMIC_RELAXED);
+	int blocked;
+
+	__atomic_store_n(&pvc_stopping, 1, __ATOMIC_SEQ_CST);
+	blocked = __atomic_load_n(&pvc_blocked, __ATOMIC_SEQ_CST);
 
 	if (blocked > 0) {
 		/* exit() runs with the program's other threads alive: one

@@ -148,7 +148,9 @@ int pv_compat_start(void);
  * Around the calls that may block a program thread for ever (get_cq_event,
  * get_async_event, rdma_get_cm_event): while one is blocked, exit does not
  * stop pollverbs under it (the kernel leaves such a thread blocked until
- * the process is gone; pv_cleanup() would free what it waits on).
+ * the process is gone; pv_cleanup() would free what it waits on), and a
+ * thread that enters one once exit has begun stopping pollverbs waits
+ * there until the process is gone.
  */
 PVC_EXPORT void pv_compat_block_enter(void);
 PVC_EXPORT void pv_compat_block_leave(void);
