@@ -23,6 +23,8 @@
 #   PV_DEMO_LAT_ITERS  iterations of the send_lat run (default 1000, as perftest)
 #   PV_DEMO_RATE_ITERS messages of the 8 B write_rate run (default 100000)
 #   PV_DEMO_ARGS   more pv-perf options for both sides (e.g. --thread-safe)
+#   PV_DEMO_MEMIF_ZC=0  no memif zero-copy on the client side (default: on
+#                  with hugepages; see below)
 set -uo pipefail
 
 build=${1:-build}
@@ -110,6 +112,20 @@ elif [ "$(id -u)" = 0 ] && [ -w "$hp_sys" ]; then
 fi
 say "memory: $mem_desc"
 
+# memif zero-copy (DPDK's zero-copy=yes, client role only): the client's
+# mbufs are the memif packet buffers, so its transmit puts them on the ring
+# without copying and the server copies straight from them; it needs the
+# client's hugepage memory shareable by fd (--single-file-segments, here
+# with --in-memory: no files left behind). The server then maps all of the
+# client's DPDK memory: fine for two processes of one benchmark.
+client_mem_args=("${mem_args[@]}")
+client_zc=""
+if [ "${mem_args[0]}" = --huge-unlink ] && [ "${PV_DEMO_MEMIF_ZC:-1}" != 0 ]; then
+	client_mem_args=(--in-memory --single-file-segments)
+	client_zc=",zero-copy=yes"
+	say "memif zero-copy on the client side (PV_DEMO_MEMIF_ZC=0: off)"
+fi
+
 # Path MTU 4096: an Ethernet MTU of 9000 on softroce, and memif buffers that
 # hold its largest frame (4352 bytes) in one descriptor (memif's chained
 # descriptors garble mixed frame sizes in DPDK 22.11). PV_DEMO_MTU=1500 runs
@@ -153,8 +169,8 @@ run_pair() {
 		sleep 0.1
 	done
 	timeout 150 "$perf" -l "$client_lcore" --no-pci --file-prefix=pv-demo-c-$$ \
-		"${mem_args[@]}" \
-		--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no$memif_args$memif_extra \
+		"${client_mem_args[@]}" \
+		--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no$memif_args$memif_extra$client_zc \
 		--pv-dev=softroce:port=net_memif0,ip=10.99.0.2$sroce_args \
 		-- "$@" -p "$port" 127.0.0.1 >"$clog" 2>&1
 	crc=$?
@@ -189,10 +205,10 @@ sizes=${PV_DEMO_SIZES:-4096,65536,1048576}
 run_pair write_bw write_bw --sizes=$sizes -n "$iters"
 run_pair read_bw read_bw --sizes=$sizes -n "$iters"
 run_pair send_bw send_bw --sizes=$sizes -n "$iters"
-# memif allocates its shared ring lazily: each of the 1024 slots costs a
-# page fault on first use, and the 1000 messages of a latency run never get
-# past that first pass (t_typical 4.6 usec instead of 0.5). One message is
-# in flight: 256 slots (rsize=8) are plenty and are warm after 256.
+# One message is in flight: 256 memif slots (rsize=8) are plenty. (memif
+# allocates its ring lazily; before softroce pre-faulted and touched it at
+# link up, the 1000 messages of a latency run never got past the first,
+# page-faulting pass over 1024 slots: t_typical 4.6 usec instead of 0.5.)
 memif_extra=",rsize=8"
 run_pair send_lat send_lat --sizes=${PV_DEMO_LAT_SIZES:-8} -n "${PV_DEMO_LAT_ITERS:-1000}"
 memif_extra=""
