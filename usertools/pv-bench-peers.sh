@@ -6,9 +6,10 @@
 # exactly as make demo runs it) against UCX over shared memory
 # (UCX_TLS=posix,cma ucx_perftest, UCP active messages), back to back on
 # the same two cores (server on CPU 0, client on CPU 1), several rounds.
-# Prints one table (pollverbs min/median/max, UCX min/median/max, ratio of
-# the medians) and writes the raw figures and PNG plots of bandwidth and
-# latency over message size for both.
+# Prints one table (pollverbs min/median/max, UCX min/median/max, and the
+# ratio pollverbs/UCX within each round: median, min-max) and writes the
+# raw figures and PNG plots of bandwidth and latency over message size for
+# both.
 #
 #   send_bw 4 KiB, 64 KiB, 1 MiB   vs ucp_am_bw  (average Gb/s)
 #   send_lat 8 B, 4 KiB            vs ucp_am_lat (one-way t_typical vs 50 %ile, usec)
@@ -27,6 +28,8 @@
 #   PV_BENCH_LAT_ITERS  iterations per latency size, both peers (10000)
 #   PV_BENCH_RATE_ITERS messages of the 8 B message-rate run, both (1000000)
 #   PV_BENCH_UCX_PORT   TCP port of ucx_perftest (13337)
+#   PV_BENCH_REUSE=1    run nothing: the table and plots again from the
+#                       raw figures of the last run (PV_BENCH_OUT/raw.tsv)
 #   PV_DEMO_*           passed on to usertools/pv-demo.sh (memory, port, MTU)
 set -uo pipefail
 
@@ -114,7 +117,15 @@ fi
 
 mkdir -p "$out" || exit 1
 raw=$out/raw.tsv
-: > "$raw"
+reuse=${PV_BENCH_REUSE:-0}
+if [ "$reuse" = 1 ]; then
+	[ -s "$raw" ] || { say "PV_BENCH_REUSE=1: no $raw"; exit 1; }
+	runs=$(cut -f1 "$raw" | sort -u | wc -l)
+	# the derived rows are written again below
+	sed -i '/\twarm\t/d' "$raw"
+else
+	: > "$raw"
+fi
 logdir=$out/logs
 mkdir -p "$logdir"
 
@@ -187,7 +198,8 @@ say "$runs rounds; server CPU 0, client CPU 1; pollverbs = usertools/pv-demo.sh"
 	"(softroce mtu=9000 over net_memif bsize=4352), UCX = UCX_TLS=posix,cma ucx_perftest"
 say "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
-for round in $(seq "$runs"); do
+[ "$reuse" = 1 ] && say "PV_BENCH_REUSE=1: the figures of the last run"
+for round in $( [ "$reuse" = 1 ] || seq "$runs"); do
 	say "round $round/$runs: pollverbs"
 	pv_round
 	say "round $round/$runs: UCX"
@@ -208,10 +220,26 @@ stats() {
 		}' "$raw"
 }
 
+# RATIOS FIGURE SIZE UCXFIGURE: pollverbs / UCX of each round (the machine
+# changes speed between rounds, both peers with it), as "median (min-max)"
+ratios() {
+	awk -F'\t' -v f="$1" -v s="$2" -v uf="$3" '
+		$2 == "pv" && $3 == f && $4 == s { p[$1] = $5 }
+		$2 == "ucx" && $3 == uf && $4 == s { u[$1] = $5 }
+		END {
+			for (r in p) if ((r in u) && u[r] + 0 > 0) v[n++] = p[r] / u[r]
+			if (!n) { print "-"; exit }
+			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+			printf "%.2fx (%.2f-%.2f)\n", m, v[0], v[n - 1]
+		}' "$raw"
+}
+
 table=$out/table.txt
 {
-	printf '%-32s | %-26s | %-26s | %s\n' "figure (median ratio)" \
-		"pollverbs min/median/max" "UCX min/median/max" "pv/UCX"
+	printf '%-32s | %-26s | %-26s | %s\n' "figure" \
+		"pollverbs min/median/max" "UCX min/median/max" "pv/UCX per round: median (min-max)"
 	printf -- '-%.0s' $(seq 100); echo
 	row() { # LABEL FIGURE SIZE UCXFIGURE FMT
 		local p u
@@ -221,8 +249,7 @@ table=$out/table.txt
 		u=$(printf "$5 / $5 / $5" "$u1" "$u2" "$u3" 2>/dev/null)
 		[ "$p1" = - ] && p="-"
 		[ "$u1" = - ] && u="-"
-		printf '%-32s | %-26s | %-26s | %s\n' "$1" "$p" "$u" \
-			"$(awk -v a="$p2" -v b="$u2" 'BEGIN { if (b + 0 > 0 && a != "-") printf "%.2fx", a / b; else print "-" }')"
+		printf '%-32s | %-26s | %-26s | %s\n' "$1" "$p" "$u" "$(ratios "$2" "$3" "$4")"
 	}
 	row "send_bw 4 KiB, Gb/s" bw 4096 bw %.2f
 	row "send_bw 64 KiB, Gb/s" bw 65536 bw %.2f
@@ -243,6 +270,7 @@ table=$out/table.txt
 		"$(nproc) CPUs shared with other work"
 	echo "bandwidth: average Gb/s (pv-perf BW average; ucx_perftest MB/s x 2^20 x 8)"
 	echo "latency: pv-perf send_lat t_typical vs ucx_perftest ucp_am_lat 50.0%ile (both half a round trip)"
+	echo "pv/UCX: the ratio within each round (back to back on the same CPUs), median and range over the rounds"
 } > "$table"
 echo
 cat "$table"
