@@ -505,18 +505,23 @@ sroce_link_read(const struct sroce_dev *dev)
  * Best effort: another PMD, an old kernel (EINVAL) or a mapping gone
  * meanwhile only skip it, logged at DEBUG; nothing here can fault.
  */
+static int
+sroce_port_is_memif(const struct sroce_dev *dev)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(dev->port_id, &info) == 0 && info.driver_name != NULL &&
+	       strcmp(info.driver_name, "net_memif") == 0;
+}
+
 static void
 sroce_port_prefault(const struct sroce_dev *dev)
 {
-	struct rte_eth_dev_info info;
 	unsigned long start, end, a;
 	size_t total = 0;
 	char line[512];
 	FILE *f;
 
-	if (rte_eth_dev_info_get(dev->port_id, &info) != 0 || info.driver_name == NULL ||
-	    strcmp(info.driver_name, "net_memif") != 0)
-		return;
 	f = fopen("/proc/self/maps", "re");
 	if (f == NULL)
 		return;
@@ -552,9 +557,12 @@ static void
 sroce_prefault_alarm(void *arg)
 {
 	struct sroce_prefault_req *req = arg;
+	/* acquire: pairs with the release below, which TSan sees (DPDK's
+	 * alarm list lock is not a lock it knows) */
+	const struct sroce_dev *dev = __atomic_load_n(&req->dev, __ATOMIC_ACQUIRE);
 
-	if (sroce_link_read(req->dev))
-		sroce_port_prefault(req->dev);
+	if (sroce_link_read(dev))
+		sroce_port_prefault(dev);
 	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -565,9 +573,12 @@ sroce_prefault_alarm(void *arg)
 static void
 sroce_port_warm(const struct sroce_dev *dev)
 {
-	struct sroce_prefault_req req = { .dev = dev, .done = 0 };
+	struct sroce_prefault_req req = { .dev = NULL, .done = 0 };
 	unsigned int ms;
 
+	if (!sroce_port_is_memif(dev))
+		return;
+	__atomic_store_n(&req.dev, dev, __ATOMIC_RELEASE);
 	if (rte_eal_alarm_set(1, sroce_prefault_alarm, &req) != 0)
 		return;
 	for (ms = 0; !__atomic_load_n(&req.done, __ATOMIC_ACQUIRE) &&
