@@ -426,34 +426,37 @@ cma_device_close(struct cma_device *dev)
  * with cma_lock held and the thread running; returns with the sends
  * completed or after CMA_CLEANUP_SEND_MS.
  */
+/* any MAD of any port still in flight (its send slot taken); cma_lock held */
+static int
+cma_sends_busy(void)
+{
+	struct cma_device *dev;
+
+	TAILQ_FOREACH(dev, &cma_devices, next)
+		if (dev->port != NULL && dev->port->send_busy != 0)
+			return 1;
+	return 0;
+}
+
 static void
 cma_cleanup_end_ids(void)
 {
-	struct cma_device *dev;
 	struct cma_id *id;
-	int i, busy = 0;
+	int i;
 
 	TAILQ_FOREACH(id, &cma_ids, next) {
 		if (id->ib == NULL)
 			continue;
 		pv_ib_cm_destroy_id(id->ib);
 		id->ib = NULL;
-		busy = 1;
 	}
-	/* and the MADs still in flight: a DREP the application queued just
-	 * before it exited must leave before QP1 is destroyed */
-	TAILQ_FOREACH(dev, &cma_devices, next)
-		if (dev->port != NULL && dev->port->send_busy != 0)
-			busy = 1;
-	for (i = 0; busy && i < CMA_CLEANUP_SEND_MS; i++) {
+	/* the MADs just sent for those ids, and a DREP the application
+	 * queued just before it exited: they leave before QP1 is destroyed */
+	for (i = 0; cma_sends_busy() && i < CMA_CLEANUP_SEND_MS; i++) {
 		pthread_mutex_unlock(&cma_lock);
 		cma_kick();
 		rte_delay_us_sleep(1000);
 		pthread_mutex_lock(&cma_lock);
-		busy = 0;
-		TAILQ_FOREACH(dev, &cma_devices, next)
-			if (dev->port != NULL && dev->port->send_busy != 0)
-				busy = 1;
 	}
 }
 
