@@ -79,6 +79,7 @@ struct perf_params {
 	int cq_mod;
 	int cq_mod_set;			/* -Q given */
 	int inline_size;		/* -1: default for the verb, capped by the device */
+	unsigned int max_slots;		/* --slots: 0 = PERF_SLOT_BYTES / PERF_MAX_SLOTS */
 	int out_reads;			/* 0: device maximum */
 	int verify;
 	int report_gbits;		/* 1: Gb/s, 0: MiB/s */

@@ -41,7 +41,7 @@ static struct pv_perftest perf_pt;
 static int perf_pt_ready;
 static int perf_pt_finished;
 
-#define PERF_PARAMS_MSG_LEN 64
+#define PERF_PARAMS_MSG_LEN 72
 #define PERF_RESULT_MSG_LEN 80
 #define PERF_PARAMS_MAGIC "PVPF"
 
@@ -150,6 +150,7 @@ perf_comm_params(struct perf_run *r)
 	uint8_t msg[PERF_PARAMS_MSG_LEN];
 	struct perf_params *p = &r->p;
 	uint8_t status = 0;
+	uint64_t v;
 	int ret;
 
 	if (p->perftest)
@@ -168,6 +169,7 @@ perf_comm_params(struct perf_run *r)
 		perf_put_u64(msg + 40, p->post_list);
 		perf_put_u64(msg + 48, p->cq_mod);
 		perf_put_u64(msg + 56, (uint64_t)(int64_t)p->inline_size);
+		perf_put_u64(msg + 64, p->max_slots);
 		ret = pv_cm_oob_send(r->fd, msg, sizeof(msg));
 		if (ret == 0)
 			ret = perf_comm_sizes(r, 1);
@@ -214,6 +216,8 @@ perf_comm_params(struct perf_run *r)
 	p->post_list = (int)perf_get_u64(msg + 40);
 	p->cq_mod = (int)perf_get_u64(msg + 48);
 	p->inline_size = (int)(int64_t)perf_get_u64(msg + 56);
+	v = perf_get_u64(msg + 64);
+	p->max_slots = v > PERF_MAX_SLOTS ? PERF_MAX_SLOTS : (unsigned int)v;
 	if (p->verb == PERF_SEND && p->iters > 0 && (uint64_t)p->rx_depth > p->iters)
 		p->rx_depth = p->iters;
 	return 0;

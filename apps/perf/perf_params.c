@@ -78,6 +78,9 @@ perf_usage(FILE *f, const char *prog)
 "  -I, --inline_size=<n>     max inline payload (default %d write, %d send)\n"
 "  -o, --outs=<n>            outstanding RDMA reads (default: device max)\n"
 "      --sizes=<list>        run these sizes, e.g. 4k,64k,1m (pollverbs addition)\n"
+"      --slots=<n>           BW: cycle over at most <n> buffer slots per size\n"
+"                            (default: as many as fit in %u MiB, at most %u;\n"
+"                            1: one buffer, as perftest; pollverbs addition)\n"
 "      --verify              check every received byte against the pattern\n"
 "      --report_gbits        report Gb/sec (default)\n"
 "      --report_mib          report MiB/sec\n"
@@ -97,7 +100,8 @@ perf_usage(FILE *f, const char *prog)
 		PERF_DEF_SIZE_LAT,
 		PERF_DEF_ITERS_BW, PERF_DEF_ITERS_LAT, PERF_DEF_TX_DEPTH_BW,
 		PERF_DEF_TX_DEPTH_LAT, PERF_DEF_RX_DEPTH, PERF_DEF_CQ_MOD,
-		PERF_CQ_MOD_SIZE_LIMIT, PERF_DEF_INLINE_WRITE, PERF_DEF_INLINE_SEND);
+		PERF_CQ_MOD_SIZE_LIMIT, PERF_DEF_INLINE_WRITE, PERF_DEF_INLINE_SEND,
+		PERF_SLOT_BYTES >> 20, PERF_MAX_SLOTS);
 }
 
 static int
@@ -126,6 +130,7 @@ enum {
 	OPT_MODEL,
 	OPT_PERFTEST,
 	OPT_THREAD_SAFE,
+	OPT_SLOTS,
 };
 
 /* "--sizes=4096,65536,1m": a comma list; k, m suffixes (KiB, MiB). */
@@ -183,6 +188,7 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "report_mib", no_argument, NULL, OPT_MIB },
 		{ "sizes", required_argument, NULL, OPT_SIZES },
+		{ "slots", required_argument, NULL, OPT_SLOTS },
 		{ "loopback", no_argument, NULL, OPT_LOOPBACK },
 		{ "model", no_argument, NULL, OPT_MODEL },
 		{ "perftest", no_argument, NULL, OPT_PERFTEST },
@@ -302,6 +308,11 @@ perf_params_parse(struct perf_params *p, int argc, char **argv)
 		case OPT_SIZES:
 			if (perf_sizes_parse(p, optarg) < 0)
 				return -EINVAL;
+			break;
+		case OPT_SLOTS:
+			if (perf_num("--slots", optarg, 1, PERF_MAX_SLOTS, &v) < 0)
+				return -EINVAL;
+			p->max_slots = (unsigned int)v;
 			break;
 		case OPT_LOOPBACK:
 			p->loopback = 1;

@@ -34,6 +34,8 @@ perf_slots_for(const struct perf_params *p, uint64_t size)
 	n = PERF_SLOT_BYTES / perf_align(size, PERF_SLOT_ALIGN);
 	if (n > PERF_MAX_SLOTS)
 		n = PERF_MAX_SLOTS;
+	if (p->max_slots > 0 && n > p->max_slots)
+		n = p->max_slots;
 	return n == 0 ? 1 : (unsigned int)n;
 }
 

@@ -72,6 +72,14 @@ done
 # shellcheck disable=SC2086
 run write_bw-l16 0 "$model_re" "$ok_re" -- \
 	"$perf" $eal --pv-dev=mlx5_model -- write_bw --loopback --verify -s 64 -l 16 -n 2000
+# --slots=1: every WR from and into one buffer, every byte still checked;
+# --slots out of range refused
+# shellcheck disable=SC2086
+run write_bw-slots1 0 "$model_re" "$ok_re" -- \
+	"$perf" $eal --pv-dev=mlx5_model -- write_bw --loopback --verify --slots=1 -s 65536 -n 200
+# shellcheck disable=SC2086
+run write_bw-slots0 1 "--slots" -- \
+	"$perf" $eal --pv-dev=mlx5_model -- write_bw --loopback --slots=0
 # the shorthand: built-in EAL arguments
 run model-shorthand 0 "built-in EAL args: .*--pv-dev=mlx5_model" "$model_re" "$ok_re" -- \
 	"$perf" send_lat --model --verify -s 4096 -n 200
