@@ -12,9 +12,12 @@
  * pv_progress, under the device lock) moves dev->app_seq. While it moves the
  * service keeps away from the lock and looks again after SROCE_BG_HANDOFF_US;
  * once it stood still for a whole look, the service takes the lock with a
- * trylock and runs the engine: busy while there is work (the progress
- * thread only yields the core between passes), SROCE_BG_SPIN idle passes
- * with a sleep of SROCE_BG_IDLE_SPIN_US each, then sleeping until the nearest timer
+ * trylock and runs the engine: busy while there is work and for
+ * SROCE_BG_YIELD idle passes after it (the progress thread yields the core
+ * every RTC_BG_YIELD_US of such passes: a stream's next frames are usually
+ * a few hundred nanoseconds away, a sleep costs microseconds), up to
+ * SROCE_BG_SPIN idle passes with a sleep of SROCE_BG_IDLE_SPIN_US each,
+ * then sleeping until the nearest timer
  * (retransmission, RNR, held fault frames) bounded by an exponential back-off
  * of at most SROCE_BG_BACKOFF_MAX_US, or on the port's RX interrupt when the
  * PMD has one (memif, ring and af_packet do not in DPDK 22.11; tap does).
@@ -38,6 +41,7 @@
  * application stopped, which keeps the 1 ms promise.
  */
 #define SROCE_BG_HANDOFF_US	450
+#define SROCE_BG_YIELD		256	/* idle passes that only yield (a stream's gaps) */
 #define SROCE_BG_SPIN		512	/* short idle passes before backing off */
 #define SROCE_BG_IDLE_SPIN_US	1	/* the sleep of a short idle pass */
 #define SROCE_BG_BACKOFF_MIN_US	10
@@ -95,7 +99,9 @@ sroce_bg_idle(struct sroce_dev *dev)
 		return 0;
 	/* idle passes: a short sleep each, not a spin on the lock, which an
 	 * application thread polling on this core would find taken */
-	if (++dev->bg_idle < SROCE_BG_SPIN)
+	if (++dev->bg_idle < SROCE_BG_YIELD)
+		return 0;
+	if (dev->bg_idle < SROCE_BG_SPIN)
 		return SROCE_BG_IDLE_SPIN_US;
 	if (dev->bg.intr) {
 		if (!dev->bg_intr_armed &&
