@@ -201,7 +201,7 @@ struct sroce_dev {
 	struct sroce_qp **qp_tbl;	/* [max_qp] by qpn - SROCE_QPN_BASE */
 	struct sroce_qp *gsi_qp;	/* QP1 (create_gsi_qp), NULL: none */
 	uint32_t max_qp;		/* devarg max_qp=, sizes qps[] and qp_tbl[] */
-	uint32_t qp_free;		/* no free qp_tbl[] slot below this index */
+	uint32_t qp_next;		/* qp_tbl[] slot to try first (cyclic allocation) */
 	/* key slots by key & mr_mask, in chunks allocated on first use (sroce_mr.c) */
 	struct sroce_mr_chunk **mr_dir;
 	uint32_t mr_mask;		/* index bits of a key; the others are random */

@@ -448,14 +448,22 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 			return NULL;
 		}
 	} else {
-		/* the lowest free QPN; none is free below dev->qp_free */
-		for (i = dev->qp_free; i < dev->max_qp; i++) {
-			if (dev->qp_tbl[i] == NULL) {
-				idx = i;
+		/*
+		 * The next free QPN after the last one given, cyclically (as
+		 * rxe's xa_alloc_cyclic): a QPN destroyed a moment ago is not
+		 * handed out again at once, so a peer's CM still holding the
+		 * old connection in timewait does not take the next REQ from
+		 * (our GID, that QPN) for it and reject it as stale (IBTA
+		 * 12.4, 12.9.8.3; Linux cm.c REJ "stale connection").
+		 */
+		for (i = 0; i < dev->max_qp; i++) {
+			uint32_t j = (dev->qp_next + i) % dev->max_qp;
+
+			if (dev->qp_tbl[j] == NULL) {
+				idx = j;
 				break;
 			}
 		}
-		dev->qp_free = i;
 		if (idx == UINT32_MAX) {
 			errno = ENOMEM;
 			return NULL;
@@ -571,6 +579,7 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 		dev->gsi_qp = qp;
 	} else {
 		dev->qp_tbl[idx] = qp;
+		dev->qp_next = (idx + 1) % dev->max_qp;
 	}
 	dev->nb_qp_all++;
 	return &qp->ibqp;
@@ -885,7 +894,6 @@ pv_sroce_qp_destroy(struct pv_qp *ibqp)
 		dev->gsi_qp = NULL;
 	} else {
 		dev->qp_tbl[ibqp->qp_num - SROCE_QPN_BASE] = NULL;
-		dev->qp_free = RTE_MIN(dev->qp_free, ibqp->qp_num - SROCE_QPN_BASE);
 	}
 	dev->nb_qp_all--;
 	rte_free(qp->sq);

@@ -303,7 +303,20 @@ test_limits(void)
 	}
 	CU_ASSERT_EQUAL(nq, B_MAX_QP);
 	CU_ASSERT_EQUAL(errno, ENOMEM);
-	CU_ASSERT_EQUAL(qps[nq - 1]->qp_num, 0x11 + B_MAX_QP - 1);
+	/* every QPN of the device given once (cyclic allocation: in any order) */
+	{
+		uint32_t lo = UINT32_MAX, hi = 0, dup = 0, j;
+
+		for (i = 0; i < nq; i++) {
+			lo = RTE_MIN(lo, qps[i]->qp_num);
+			hi = RTE_MAX(hi, qps[i]->qp_num);
+			for (j = 0; j < (uint32_t)i; j++)
+				dup += qps[j]->qp_num == qps[i]->qp_num;
+		}
+		CU_ASSERT_EQUAL(dup, 0);
+		CU_ASSERT_EQUAL(lo, 0x11);
+		CU_ASSERT_EQUAL(hi, 0x11 + B_MAX_QP - 1);
+	}
 	for (i = 0; i < nq; i++)
 		pv_destroy_qp(qps[i]);
 	for (i = 0; i < B_MAX_MR + 1; i++) {

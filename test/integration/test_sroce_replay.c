@@ -832,13 +832,18 @@ rp_expect(struct rp_run *r, int idx, int lossy, int optional)
 /* Replay                                                                 */
 /* ---------------------------------------------------------------------- */
 
-/* create an RC QP, with the captured QPN when softroce hands it out */
+/*
+ * Create an RC QP with the captured QPN: softroce hands QPNs out cyclically
+ * (as rxe), so creating and destroying walks the numbers until the wanted
+ * one comes round (at most the device's max_qp tries).
+ */
 static struct pv_qp *
 rp_qp_create(struct rp_run *r, uint32_t want)
 {
-	struct pv_qp *hold[512], *qp = NULL;
+	struct pv_device_attr da;
 	struct pv_qp_init_attr ia;
-	int nhold = 0, i;
+	struct pv_qp *qp = NULL;
+	int tries;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = r->scq;
@@ -849,14 +854,14 @@ rp_qp_create(struct rp_run *r, uint32_t want)
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
 	ia.cap.max_inline_data = 64;
-	while (nhold < (int)RTE_DIM(hold)) {
+	tries = pv_query_device(r->pd->context, &da) == 0 ? da.max_qp + 1 : 1;
+	while (tries-- > 0) {
 		qp = pv_create_qp(r->pd, &ia);
-		if (qp == NULL || qp->qp_num >= want)
+		if (qp == NULL || qp->qp_num == want || tries == 0)
 			break;
-		hold[nhold++] = qp;
+		pv_destroy_qp(qp);
+		qp = NULL;
 	}
-	for (i = 0; i < nhold; i++)
-		pv_destroy_qp(hold[i]);
 	if (qp != NULL && qp->qp_num != want)
 		r->qpn_rewrite = 1;
 	return qp;
