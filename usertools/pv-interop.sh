@@ -840,6 +840,102 @@ case_compat_fio() {	# ROLE (client: pollverbs sends)
 	fi
 }
 
+# qperf (Debian's 0.4.11, -cm1: rdma_cm): the lab's image has no qperf
+# package, so the host's binary (the same Debian 12 package) is copied into
+# the VM as it is and runs there against rxe0. The six RC tests qperf runs
+# on RoCE each print their figure on the client. qperf reaches its server's
+# TCP port and its rdma_cm address at one host name: for a pollverbs
+# server the namespace's kernel holds PV_IP on the veth too (TCP), with
+# ARP left to the veth (arp_ignore/arp_announce on br0, so that rxe never
+# learns br0's MAC for PV_IP) and a socket that swallows UDP 4791 (the
+# kernel would answer RoCE frames with ICMP port unreachable; af_packet
+# still hands every frame to softroce).
+QPERF_PORT=19766
+QPERF_TESTS="rc_bw rc_lat rc_rdma_read_bw rc_rdma_write_bw rc_rdma_write_lat rc_compare_swap_mr"
+QPERF_SINK=""
+QPERF_SYSCTL=()
+
+qperf_seed() {
+	vm 'test -x /root/pv-seed/qperf' 2>/dev/null && return 0
+	vm 'mkdir -p /root/pv-seed && cat > /root/pv-seed/qperf && chmod +x /root/pv-seed/qperf' \
+		< "$(command -v qperf)"
+}
+
+qperf_tcp_on() {
+	local k
+	QPERF_SYSCTL=()
+	for k in net.ipv4.conf.all.rp_filter "net.ipv4.conf.$VETH.rp_filter" \
+		net.ipv4.conf.br0.arp_ignore net.ipv4.conf.br0.arp_announce; do
+		QPERF_SYSCTL+=("$k=$(ip netns exec "$NS" sysctl -n "$k")")
+	done
+	ip netns exec "$NS" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
+		"net.ipv4.conf.$VETH.rp_filter=0" net.ipv4.conf.br0.arp_ignore=1 \
+		net.ipv4.conf.br0.arp_announce=2 || return 1
+	ip -n "$NS" addr add "$PV_IP/32" dev "$VETH" || return 1
+	ip netns exec "$NS" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 4791))
+while True:
+    s.recv(65536)' "$PV_IP" &
+	QPERF_SINK=$!
+}
+
+qperf_tcp_off() {
+	[ -n "$QPERF_SINK" ] && kill "$QPERF_SINK" 2>/dev/null && wait "$QPERF_SINK" 2>/dev/null
+	QPERF_SINK=""
+	ip -n "$NS" addr del "$PV_IP/32" dev "$VETH" 2>/dev/null
+	[ "${#QPERF_SYSCTL[@]}" -gt 0 ] && ip netns exec "$NS" sysctl -qw "${QPERF_SYSCTL[@]}"
+	QPERF_SYSCTL=()
+}
+
+case_compat_qperf() {	# ROLE
+	local role=$1 name t r='' n
+	local -a base
+	name="compat-qperf-pv-$role-mtu$ROCEMTU"
+	want "$name" || return 0
+	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
+	command -v qperf >/dev/null || { result "$name" "no qperf here"; return; }
+	qperf_seed || { result "$name" "could not copy qperf into vm$VM"; return; }
+	# qperf's server forks a process per test, each one its own pollverbs
+	# runtime (one after the other: the same EAL file prefix does)
+	compat_pv_cmd
+	base=("${PVCMD[@]}")
+	if [ "$role" = server ]; then
+		qperf_tcp_on || { qperf_tcp_off; result "$name" "cannot give the namespace $PV_IP"; return; }
+		# shellcheck disable=SC2086
+		run_cm_pair "$name" server "sleep 3" "${base[@]}" qperf -lp "$QPERF_PORT" \
+			@vm "/root/pv-seed/qperf -lp $QPERF_PORT -cm1 -t 1 $PV_IP $QPERF_TESTS quit"
+		qperf_tcp_off
+		r=$(pair_reason "$name")
+		[ -z "$r" ] && r=$(qperf_figures "$OUT/$NETMTU/$name.vm.log" 6)
+		result "$name" "$r"
+		return
+	fi
+	# Debian's qperf 0.4.11 server, on rdma-core, dies (SIGSEGV in
+	# libibverbs: rdma_destroy_qp() on its listen id) as each -cm1 test
+	# ends, and rejects the next test's REQ (invalid service ID): rxe
+	# against rxe in the VM does the same. One fresh server per test.
+	for t in $QPERF_TESTS; do
+		run_cm_pair "$name-$t" client "sleep 5" "${base[@]}" qperf -lp "$QPERF_PORT" \
+			-cm1 -t 1 "$VM_IP" "$t" quit @vm "/root/pv-seed/qperf -lp $QPERF_PORT"
+		r=$(pair_reason "$name-$t")
+		[ -z "$r" ] && r=$(qperf_figures "$OUT/$NETMTU/$name-$t.pv.log" 1)
+		[ -n "$r" ] && { r="$t: $r"; break; }
+	done
+	result "$name" "$r"
+}
+
+# qperf_figures LOG N: '' when LOG (qperf's client) has N tests, each with
+# its figure under its name, else the reason
+qperf_figures() {
+	local n
+	n=$(awk '/^[a-z_]+:$/ { t = $1; next }
+		 t != "" && /^    (bw|latency|msg_rate)  =  [0-9.]+ / { n++; t = "" }
+		 END { print n + 0 }' "$1")
+	[ "$n" -eq "$2" ] || printf 'qperf client: %s of %s tests printed a figure' "$n" "$2"
+}
+
 compat_cases() {
 	local role
 	for role in client server; do
@@ -852,6 +948,7 @@ compat_cases() {
 		case_compat_rping "$role"
 		case_compat_cm_utils "$role" ucmatose
 		case_compat_cm_utils "$role" udaddy
+		case_compat_qperf "$role"
 	done
 }
 
