@@ -62,6 +62,21 @@ tgt_json_int(json_t *o, const char *key, long long def)
 	return json_integer_value(v);
 }
 
+/* boolean member @p key of @p o, or @p def when absent; -1 when not a boolean */
+static int
+tgt_json_bool(json_t *o, const char *key, bool def)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		return def;
+	if (!json_is_boolean(v)) {
+		fprintf(stderr, "pv-nvmf-tgt: \"%s\" must be true or false\n", key);
+		return -1;
+	}
+	return json_is_true(v);
+}
+
 static const char *
 tgt_json_str(json_t *o, const char *key, const char *def)
 {
@@ -76,6 +91,31 @@ tgt_json_str(json_t *o, const char *key, const char *def)
 	return json_string_value(v);
 }
 
+/* a "file" namespace: queue_depth, direct, sqpoll, sqpoll_idle_ms; NULL + errno */
+static struct pv_nvmf_ns *
+tgt_file_ns(json_t *jn, const char *path, long long bs)
+{
+	long long qd = tgt_json_int(jn, "queue_depth", 128);
+	long long idle = tgt_json_int(jn, "sqpoll_idle_ms", 0);
+	int direct = tgt_json_bool(jn, "direct", false);
+	int sqpoll = tgt_json_bool(jn, "sqpoll", false);
+	struct pv_nvmf_ns_file_opts o;
+
+	if (qd < 1 || qd > UINT32_MAX || idle < 0 || idle > UINT32_MAX || direct < 0 ||
+	    sqpoll < 0) {
+		fprintf(stderr, "pv-nvmf-tgt: file namespace %s: queue_depth 1..4096, "
+			"sqpoll_idle_ms >= 0, direct and sqpoll true or false\n", path);
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&o, 0, sizeof(o));
+	o.queue_depth = (uint32_t)qd;
+	o.direct = direct != 0;
+	o.sqpoll = sqpoll != 0;
+	o.sqpoll_idle_ms = (uint32_t)idle;
+	return pv_nvmf_ns_file_create_opts(path, (uint32_t)bs, &o);
+}
+
 static int
 tgt_add_ns(struct pv_nvmf_subsys *s, json_t *jn)
 {
@@ -83,6 +123,7 @@ tgt_add_ns(struct pv_nvmf_subsys *s, json_t *jn)
 	long long bs = tgt_json_int(jn, "block_size", 512);
 	long long nsid = tgt_json_int(jn, "nsid", 0);
 	struct pv_nvmf_ns *ns;
+	long long delay;
 	int ret;
 
 	if (type == NULL || bs < 0 || nsid < 0)
@@ -96,6 +137,10 @@ tgt_add_ns(struct pv_nvmf_subsys *s, json_t *jn)
 		}
 		ns = pv_nvmf_ns_ram_create((uint64_t)mb * 1024 * 1024 / (uint64_t)bs,
 					   (uint32_t)bs);
+		/* "delay_us": every I/O completes that much later (a slow device) */
+		delay = tgt_json_int(jn, "delay_us", 0);
+		if (ns != NULL && delay != 0)
+			ns = pv_nvmf_ns_delay_create(ns, delay > 0 ? (uint64_t)delay : 0);
 	} else if (strcmp(type, "file") == 0) {
 		const char *path = tgt_json_str(jn, "path", NULL);
 
@@ -103,7 +148,7 @@ tgt_add_ns(struct pv_nvmf_subsys *s, json_t *jn)
 			fprintf(stderr, "pv-nvmf-tgt: file namespace: \"path\" missing\n");
 			return -EINVAL;
 		}
-		ns = pv_nvmf_ns_file_create(path, (uint32_t)bs, tgt_json_int(jn, "queue_depth", 128));
+		ns = tgt_file_ns(jn, path, bs);
 	} else {
 		fprintf(stderr, "pv-nvmf-tgt: namespace type \"%s\": not \"ram\" or \"file\"\n",
 			type);

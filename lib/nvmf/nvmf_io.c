@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_random.h>
 
@@ -247,6 +249,140 @@ pv_nvmf_ns_ram_base(struct pv_nvmf_ns *ns)
 	if (ns == NULL || ns->ops != &nvmf_ram_ops)
 		return NULL;
 	return ns->ctx;
+}
+
+/* ------------------------------------------------------------------ */
+/* delay namespace: a synchronous one's completions held delay_us       */
+/* ------------------------------------------------------------------ */
+
+#define NVMF_DELAY_HELD		4096	/* per lcore, a power of 2 */
+#define NVMF_SC_NS_NOT_READY	0x82
+
+struct nvmf_delay_io {
+	struct pv_nvmf_req *req;
+	uint64_t due_tsc;
+	uint16_t sc;
+};
+
+struct nvmf_delay_q {
+	uint32_t head, tail;		/* free-running: tail - head held */
+	struct nvmf_delay_io io[NVMF_DELAY_HELD];
+};
+
+struct nvmf_delay {
+	struct pv_nvmf_ns *base;
+	uint64_t delay_tsc;
+	struct nvmf_delay_q *q[RTE_MAX_LCORE];	/* made by their lcore */
+};
+
+static int
+nvmf_delay_submit(struct pv_nvmf_ns *ns, struct pv_nvmf_req *req, enum pv_nvmf_ns_op op,
+		  uint64_t slba, uint32_t nlb, uint16_t *status_p)
+{
+	struct nvmf_delay *d = ns->ctx;
+	unsigned int lc = rte_lcore_id();
+	struct nvmf_delay_q *q;
+	uint16_t sc = 0;
+
+	if (unlikely(lc >= RTE_MAX_LCORE)) {
+		*status_p = PV_NVME_SC_INTERNAL;
+		return 0;
+	}
+	q = d->q[lc];
+	if (unlikely(q == NULL)) {
+		q = rte_zmalloc("pv_nvmf_delay_q", sizeof(*q), RTE_CACHE_LINE_SIZE);
+		if (q == NULL) {
+			*status_p = PV_NVME_SC_INTERNAL;
+			return 0;
+		}
+		d->q[lc] = q;
+	}
+	if (unlikely(q->tail - q->head == NVMF_DELAY_HELD)) {
+		*status_p = NVMF_SC_NS_NOT_READY;
+		return 0;
+	}
+	(void)d->base->ops->submit(d->base, req, op, slba, nlb, &sc);
+	q->io[q->tail & (NVMF_DELAY_HELD - 1)] = (struct nvmf_delay_io){
+		.req = req,
+		.due_tsc = rte_get_tsc_cycles() + d->delay_tsc,
+		.sc = sc,
+	};
+	q->tail++;
+	return 1;
+}
+
+static unsigned int
+nvmf_delay_poll(struct pv_nvmf_ns *ns)
+{
+	struct nvmf_delay *d = ns->ctx;
+	unsigned int lc = rte_lcore_id(), n = 0;
+	struct nvmf_delay_q *q;
+	uint64_t now;
+
+	if (unlikely(lc >= RTE_MAX_LCORE) || (q = d->q[lc]) == NULL || q->head == q->tail)
+		return 0;
+	now = rte_get_tsc_cycles();
+	while (q->head != q->tail) {
+		struct nvmf_delay_io *io = &q->io[q->head & (NVMF_DELAY_HELD - 1)];
+
+		if (io->due_tsc > now)
+			break;	/* one delay for all: the rest are later */
+		q->head++;
+		n++;
+		pv_nvmf_req_ns_done(io->req, io->sc);
+	}
+	return n;
+}
+
+static void
+nvmf_delay_destroy(struct pv_nvmf_ns *ns)
+{
+	struct nvmf_delay *d = ns->ctx;
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		rte_free(d->q[i]);
+	pv_nvmf_ns_destroy(d->base);
+	free(d);
+	ns->ctx = NULL;
+}
+
+static const struct pv_nvmf_ns_ops nvmf_delay_ops = {
+	.submit = nvmf_delay_submit,
+	.poll = nvmf_delay_poll,
+	.destroy = nvmf_delay_destroy,
+};
+
+struct pv_nvmf_ns *
+pv_nvmf_ns_delay_create(struct pv_nvmf_ns *base, uint64_t delay_us)
+{
+	struct pv_nvmf_ns *ns;
+	struct nvmf_delay *d;
+
+	if (base == NULL || base->ops == NULL || base->ops->poll != NULL || delay_us == 0 ||
+	    delay_us > 60ULL * 1000 * 1000) {
+		NVMF_LOG(ERR, "delay namespace: a synchronous (RAM) namespace and 1..60000000 us\n");
+		pv_nvmf_ns_destroy(base);
+		errno = EINVAL;
+		return NULL;
+	}
+	ns = calloc(1, sizeof(*ns));
+	d = calloc(1, sizeof(*d));
+	if (ns == NULL || d == NULL) {
+		free(ns);
+		free(d);
+		pv_nvmf_ns_destroy(base);
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->base = base;
+	d->delay_tsc = delay_us * (rte_get_tsc_hz() / 1000000);
+	ns->block_size = base->block_size;
+	ns->lbads = base->lbads;
+	ns->num_blocks = base->num_blocks;
+	ns->ops = &nvmf_delay_ops;
+	ns->ctx = d;
+	return ns;
 }
 
 void

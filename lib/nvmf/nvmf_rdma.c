@@ -126,6 +126,7 @@ struct nvmf_rdma_qpair {
 	TAILQ_ENTRY(nvmf_rdma_qpair) clink;	/* transport's list (control thread) */
 	/* group lcore */
 	bool disconnecting;
+	bool release_wait;		/* drained, namespace I/O still in flight */
 	unsigned int drains;
 	/* control thread */
 	bool teardown_sent;
@@ -377,6 +378,8 @@ nvmf_rdma_pending_run(struct nvmf_rdma_group *g)
 	}
 }
 
+static void nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq);
+
 static void
 nvmf_rdma_req_done(struct pv_nvmf_req *req)
 {
@@ -393,6 +396,20 @@ nvmf_rdma_req_done(struct pv_nvmf_req *req)
 		r->recv = NULL;
 	}
 	g->st.completed++;
+	if (unlikely(tq->disconnecting)) {
+		/*
+		 * The QP is in ERR (or going): no response. Nothing may be
+		 * posted behind the drain markers, whose flush lets the queue
+		 * pair go (a WR posted now would complete after it). A
+		 * namespace's late I/O (io_uring) is the last user of the
+		 * request's buffer: once the last one is done, the release
+		 * the drain deferred runs.
+		 */
+		nvmf_rdma_req_free(r);
+		if (tq->release_wait && tq->nq.outstanding == 0)
+			nvmf_rdma_qpair_drained(tq);
+		return;
+	}
 	*r->rsp = req->cpl;
 	if (req->xfer == PV_NVMF_XFER_C2H && req->cpl.status == 0)
 		k = nvmf_rdma_seg_wrs(r, PV_WR_RDMA_WRITE, NVMF_WRID_SEND, wrs, sges);
@@ -484,7 +501,6 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
 	pv_nvmf_req_submit(&r->req);
 }
 
-static void nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq);
 
 static int
 nvmf_rdma_group_poll(void *arg)
@@ -494,11 +510,13 @@ nvmf_rdma_group_poll(void *arg)
 	struct nvmf_rdma_req *r;
 	int n, i;
 
-	if (g->rt->tgt->num_poll_ns != 0)
-		pv_nvmf_tgt_ns_poll(g->rt->tgt);
 	n = pv_poll_cq(g->cq, NVMF_RDMA_CQ_BURST, wc);
-	if (unlikely(n < 0))
+	if (unlikely(n < 0)) {
+		/* the namespaces' I/O in flight still completes */
+		if (g->rt->tgt->num_poll_ns != 0)
+			pv_nvmf_tgt_ns_poll(g->rt->tgt);
 		return -EIO;
+	}
 	for (i = 0; i < n; i++) {
 		void *p = (void *)(uintptr_t)(wc[i].wr_id & ~NVMF_WRID_MASK);
 
@@ -543,6 +561,10 @@ nvmf_rdma_group_poll(void *arg)
 	}
 	if (unlikely(!TAILQ_EMPTY(&g->pending)))
 		nvmf_rdma_pending_run(g);
+	/* after this pass's commands: their I/O goes to the kernel in one
+	 * submission per file namespace, then completions are reaped */
+	if (g->rt->tgt->num_poll_ns != 0)
+		n += (int)pv_nvmf_tgt_ns_poll(g->rt->tgt);
 	return n;
 }
 
@@ -593,9 +615,27 @@ nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq)
 	struct nvmf_rdma_req *r, *t;
 	uint32_t i;
 
-	if (++tq->drains < 2)
+	if (!tq->release_wait && ++tq->drains < 2)
 		return;
-	/* nothing of this QP is left in the CQ: give the buffers back */
+	/*
+	 * Nothing of this QP is left in the CQ. A file namespace may still
+	 * read into or write from a request's buffer (io_uring): the buffers
+	 * and the queue pair stay until its last completion
+	 * (nvmf_rdma_req_done() calls this again).
+	 */
+	if (tq->nq.outstanding != 0) {
+		if (!tq->release_wait)
+			NVMF_LOG(NOTICE, "rdma: qpair %u: drained with %u I/O(s) still in a "
+				 "namespace: released after them\n", tq->nq.qid,
+				 tq->nq.outstanding);
+		tq->release_wait = true;
+		return;
+	}
+	if (tq->release_wait)
+		NVMF_LOG(NOTICE, "rdma: qpair %u: its last namespace I/O done: released\n",
+			 tq->nq.qid);
+	tq->release_wait = false;
+	/* give the buffers back */
 	RTE_TAILQ_FOREACH_SAFE(r, &g->pending, link, t)
 		if (r->tq == tq)
 			TAILQ_REMOVE(&g->pending, r, link);

@@ -163,13 +163,15 @@ struct pv_nvmf_ns_ops {
 	 * Do @p op on blocks [@p slba, @p slba + @p nlb) of @p ns (checked to
 	 * be inside it by the core) with req->data (READ, WRITE: nlb blocks).
 	 * @return 0 when done (with status @p *status_p: an SC of SCT 0), or 1
-	 *         when it completes later through pv_nvmf_req_ns_done().
+	 *         when it completes later through pv_nvmf_req_ns_done(). An
+	 *         asynchronous backend may only queue the I/O here and start it
+	 *         in poll(), so that one system call covers a poll pass.
 	 */
 	int (*submit)(struct pv_nvmf_ns *ns, struct pv_nvmf_req *req, enum pv_nvmf_ns_op op,
 		      uint64_t slba, uint32_t nlb, uint16_t *status_p);
 	/**
-	 * Reap the completions of the calling lcore's I/O (NULL for a
-	 * synchronous backend); called by pv_nvmf_tgt_ns_poll().
+	 * Start the I/O the calling lcore queued, then reap its completions
+	 * (NULL for a synchronous backend); called by pv_nvmf_tgt_ns_poll().
 	 * @return completions reaped.
 	 */
 	unsigned int (*poll)(struct pv_nvmf_ns *ns);
@@ -255,17 +257,116 @@ PV_EXPORT int pv_nvmf_subsys_add_ns(struct pv_nvmf_subsys *s, struct pv_nvmf_ns 
  */
 PV_EXPORT struct pv_nvmf_ns *pv_nvmf_ns_ram_create(uint64_t num_blocks, uint32_t block_size);
 
+/** How a file or block device namespace does its I/O (pv_nvmf_ns_file_create_opts()). */
+struct pv_nvmf_ns_file_opts {
+	uint32_t queue_depth;		/* SQ entries of each lcore's io_uring, 1..4096 */
+	bool direct;			/* open with O_DIRECT (bypass the page cache) */
+	bool sqpoll;			/* IORING_SETUP_SQPOLL: a kernel SQ thread per ring */
+	uint32_t sqpoll_idle_ms;	/* SQ thread spins this long idle before it sleeps;
+					 * 0: 100 ms. Ignored without @c sqpoll */
+};
+
+/** Counters of a file namespace (pv_nvmf_ns_file_stats_get()), summed over lcores. */
+struct pv_nvmf_ns_file_stats {
+	uint64_t sqes;			/* SQEs queued */
+	uint64_t submit_calls;		/* io_uring_submit() calls */
+	uint64_t direct_ios;		/* Reads and Writes through the O_DIRECT descriptor */
+	uint64_t buffered_ios;		/* Reads and Writes through the buffered descriptor */
+	uint64_t unaligned_ios;		/* of buffered_ios: O_DIRECT namespace, but the
+					 * buffer, offset or length was not aligned */
+};
+
 /**
  * A namespace on a file or block device at @p path, served through io_uring
  * (liburing) polled from the lcore that submits: one ring per lcore, made on
- * its first I/O, @p queue_depth entries.
- * @param block_size  512 or 4096; the file's size is rounded down to it.
- * @return The namespace (nsid 0), or NULL with errno: EOPNOTSUPP (built
- *         without liburing), EINVAL, or open(2) / fstat(2)'s errno.
- * Thread: control path.
+ * its first I/O. A command's submit only queues its SQEs;
+ * pv_nvmf_tgt_ns_poll() hands everything its lcore queued to the kernel
+ * with one io_uring_submit(), then reaps completions without a system call.
+ *
+ * @param path        Regular file or block device; opened O_RDWR, kept open
+ *                    until the namespace is destroyed. Not kept.
+ * @param block_size  512 or 4096 bytes; the size is rounded down to it.
+ * @param opts        @c queue_depth: SQ entries per ring (CQ: twice that).
+ *                    @c direct: Reads and Writes whose buffer address, file
+ *                    offset and length are aligned as O_DIRECT requires go
+ *                    through an O_DIRECT descriptor, the others through a
+ *                    second, buffered one on the same file (counted in
+ *                    pv_nvmf_ns_file_stats.unaligned_ios), so correctness
+ *                    never depends on alignment. The alignment is the
+ *                    file's statx(2) STATX_DIOALIGN where the kernel has it
+ *                    (6.1), else the device's logical block size (BLKSSZGET)
+ *                    for a block device, the larger of @p block_size and
+ *                    st_blksize (at most 4096) for a file. Data buffers of a
+ *                    transport's pool are aligned; in-capsule data is not.
+ *                    @c sqpoll: each ring gets a kernel SQ thread
+ *                    (io_uring_setup(2), IORING_SETUP_SQPOLL) that polls the
+ *                    SQ and sleeps after @c sqpoll_idle_ms without work;
+ *                    io_uring_submit() then enters the kernel only to wake
+ *                    it. The thread is not pinned: it competes with the
+ *                    lcores for CPU. Never falls back to no SQPOLL.
+ *                    Not kept.
+ * @return The namespace (nsid 0), or NULL with errno:
+ *         EINVAL  @p path or @p opts NULL, @p block_size not 512 or 4096,
+ *                 queue depth out of range, not a regular file or block
+ *                 device, smaller than one block, or @c direct on a file
+ *                 system without O_DIRECT (open(2) EINVAL, e.g. tmpfs
+ *                 before Linux 6.6; logged as such);
+ *         EOPNOTSUPP  built without liburing, or @c sqpoll on a kernel
+ *                 whose SQ thread needs registered files (before 5.11);
+ *         EPERM   @c sqpoll refused (before 5.11 it needs CAP_SYS_ADMIN),
+ *                 or io_uring disabled (sysctl kernel.io_uring_disabled);
+ *         ENOSYS  no io_uring in the kernel; ENOMEM;
+ *         open(2), fstat(2), ioctl(2) BLKGETSIZE64 / BLKSSZGET errnos
+ *         (ENOENT, EACCES, EISDIR, ...).
+ *         A test ring with @p opts is made and torn down here, so that
+ *         these are reported now and not on the first I/O.
+ *         Ownership: the caller's until pv_nvmf_subsys_add_ns() takes it;
+ *         pv_nvmf_ns_destroy() otherwise.
+ * Thread: control path. The rings are made by the lcores that submit: an
+ *         EAL lcore (rte_lcore_id() < RTE_MAX_LCORE), which must call
+ *         pv_nvmf_tgt_ns_poll() until its commands complete.
+ */
+PV_EXPORT struct pv_nvmf_ns *pv_nvmf_ns_file_create_opts(const char *path, uint32_t block_size,
+							 const struct pv_nvmf_ns_file_opts *opts);
+
+/**
+ * pv_nvmf_ns_file_create_opts() with @p queue_depth (1..4096) and buffered
+ * I/O without SQPOLL.
+ * @return The namespace, or NULL with its errnos.
  */
 PV_EXPORT struct pv_nvmf_ns *pv_nvmf_ns_file_create(const char *path, uint32_t block_size,
 						    long long queue_depth);
+
+/**
+ * Read the counters of file namespace @p ns into @p stats_p. Each lcore
+ * writes its own without synchronisation: a snapshot taken while I/O runs
+ * is approximate.
+ * @return 0, -EINVAL (@p ns NULL or not a file namespace, @p stats_p NULL),
+ *         -EOPNOTSUPP (built without liburing).
+ * Thread: any.
+ */
+PV_EXPORT int pv_nvmf_ns_file_stats_get(const struct pv_nvmf_ns *ns,
+					struct pv_nvmf_ns_file_stats *stats_p);
+
+/**
+ * A namespace that completes every I/O of @p base @p delay_us microseconds
+ * after its submission, as SPDK's delay bdev does: a slow device for tests
+ * and for trying a host's timeouts (a host that disconnects while its I/O
+ * is still in the device). @p base must be synchronous (RAM): its work is
+ * done at submission, its completion held, per lcore, in submission order
+ * and reaped by pv_nvmf_tgt_ns_poll() once due.
+ *
+ * @param base      The namespace to wrap (pv_nvmf_ns_ram_create()); owned by
+ *                  the new namespace from then on, destroyed with it (also
+ *                  when this fails).
+ * @param delay_us  Added latency, 1 .. 60,000,000 microseconds.
+ * @return The namespace, or NULL with errno EINVAL (@p base NULL or
+ *         asynchronous, @p delay_us out of range) or ENOMEM. An I/O
+ *         submitted while 4096 others of its lcore are held completes with
+ *         Namespace Not Ready (SCT 0, 82h).
+ * Thread: control path; its I/O runs on the poll groups' lcores.
+ */
+PV_EXPORT struct pv_nvmf_ns *pv_nvmf_ns_delay_create(struct pv_nvmf_ns *base, uint64_t delay_us);
 
 /** The memory of a RAM namespace (tests compare against it), or NULL. */
 PV_EXPORT uint8_t *pv_nvmf_ns_ram_base(struct pv_nvmf_ns *ns);
@@ -277,9 +378,11 @@ PV_EXPORT uint8_t *pv_nvmf_ns_ram_base(struct pv_nvmf_ns *ns);
 PV_EXPORT void pv_nvmf_ns_destroy(struct pv_nvmf_ns *ns);
 
 /**
- * Reap the completions of asynchronous namespaces (file / block device) of
- * @p tgt submitted from the calling lcore; a transport's poll group calls it
- * on every iteration.
+ * Hand the I/O the calling lcore queued on asynchronous namespaces (file /
+ * block device) of @p tgt to the kernel (one io_uring_submit() per
+ * namespace), then reap their completions; a transport's poll group calls it
+ * on every iteration, after the commands it received: until it does, a
+ * queued command is not submitted.
  * @return completions reaped. Thread: an EAL lcore.
  */
 PV_EXPORT unsigned int pv_nvmf_tgt_ns_poll(struct pv_nvmf_tgt *tgt);

@@ -10,7 +10,11 @@
 #   write then read 128 KiB QD 4     keyed SGLs both ways, MDTS-sized
 #   randrw 512 B QD 1 --verify       the smallest I/O
 #   2 I/O queues (-c 0x3)            two queue pairs of one controller
-#   a host killed (SIGKILL) with I/O in flight, then a new host --verify
+#   a host killed (SIGKILL) with I/O in flight, then a new host --verify;
+#   a host leaving with I/O still in a RAM namespace that completes each
+#                                    I/O 8 s late ("delay_us"): the target
+#                                    tears its queues down at once but keeps
+#                                    their buffers until that I/O completes
 #   a subsystem that does not exist  Connect rejected, perf exits 1
 # Each perf run must exit 0 (none of its I/Os failed, no block mismatched)
 # and print its table; the target must exit 0 after SIGTERM.
@@ -55,13 +59,18 @@ cat >"$logdir/tgt.json" <<JSON
       "allow_any_host": true,
       "namespaces": [ { "type": "ram", "size_mb": 8, "block_size": 512 },
                       { "type": "ram", "size_mb": 4, "block_size": 4096 },
-                      { "type": "file", "path": "$logdir/ns3.img", "block_size": 4096 } ] }
+                      { "type": "file", "path": "$logdir/ns3.img", "block_size": 4096 } ] },
+    { "nqn": "$nqn-slow", "serial": "PVTEST02", "model": "pollverbs slow",
+      "allow_any_host": true,
+      "namespaces": [ { "type": "ram", "size_mb": 1, "block_size": 4096,
+                        "delay_us": 8000000 } ] }
   ]
 }
 JSON
 
 # shellcheck disable=SC2046
-"$tgt" $(memif_pair_eal server $srv_ip 0) -- -c "$logdir/tgt.json" >"$logdir/tgt.log" 2>&1 &
+"$tgt" $(memif_pair_eal server $srv_ip 0) --log-level=pv.nvmf:notice -- \
+	-c "$logdir/tgt.json" >"$logdir/tgt.log" 2>&1 &
 spid=$!
 memif_pair_wait_listening "$spid"
 if ! kill -0 "$spid" 2>/dev/null || grep -q 'pv_init: \|no device\|bad devargs' "$logdir/tgt.log"; then
@@ -112,6 +121,27 @@ timeout -s KILL 3 "$perf" $(memif_pair_eal client 10.99.0.2 1) -- -r "$trid" -q 
 echo "ok: host killed with I/O in flight (exit $?)"
 sleep 1
 run after-kill-verify 0 1 -r "$trid" -q 8 -o 4096 -w randrw -t "$secs" --verify
+# a host that leaves with I/O still in the slow namespace (8 s an I/O): it
+# stops waiting for it after its 5 s drain and disconnects; the target tears
+# the queue pair down at once and releases it once that I/O is done
+n=$((n + 1))
+# shellcheck disable=SC2046
+timeout -s KILL 30 "$perf" $(memif_pair_eal client 10.99.0.2 1) -- -r "${trid}-slow" -q 32 \
+	-o 4096 -w randrw -t 1 >"$logdir/$n-left-slow.log" 2>&1
+echo "ok: host left with I/O in a slow namespace (exit $?)"
+for i in $(seq 100); do
+	grep -q 'its last namespace I/O done: released' "$logdir/tgt.log" && break
+	sleep 0.2
+done
+if grep -q 'drained with [0-9]* I/O(s) still in a namespace' "$logdir/tgt.log" &&
+   grep -q 'its last namespace I/O done: released' "$logdir/tgt.log"; then
+	echo "ok: the queue pair's release waited for its namespace I/O"
+else
+	fails=$((fails + 1))
+	echo "FAIL: no queue pair was released after I/O still in the slow namespace"
+	tail -n 20 "$logdir/tgt.log"
+fi
+run after-slow-leave-verify 0 1 -r "$trid" -q 8 -o 4096 -w randrw -t "$secs" --verify
 [ "$mode" = srq ] || run no-such-subsystem 1 1 -r "trtype:RDMA adrfam:IPv4 traddr:$srv_ip trsvcid:$port subnqn:nqn.nope" -t 1
 
 kill -TERM "$spid"

@@ -14,10 +14,12 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/statfs.h>
 
 #include <rte_common.h>
 #include <rte_random.h>
@@ -45,7 +47,8 @@ struct ut_qp {
 	unsigned int ncpl;
 	struct pv_nvme_cpl cpl[UT_MAX_CPL];
 	unsigned int disconnects;
-	uint8_t buf[256 * 1024];	/* the transport's data buffer */
+	/* the transport's data buffer, page-aligned as a pool buffer is */
+	uint8_t buf[256 * 1024] __rte_aligned(4096);
 };
 
 static uint8_t *ut_host;		/* host memory behind UT_KEY at address ut_host */
@@ -63,6 +66,8 @@ ut_seg_ok(const struct pv_nvmf_sgl_seg *s)
 /* true: data_prep answers 1 (the data comes later, as an RDMA READ's) and
  * the test calls pv_nvmf_req_exec() itself */
 static bool ut_delay;
+/* bytes into the transport's buffer that req->data starts at (misaligned I/O) */
+static uint32_t ut_buf_off;
 
 static int
 ut_data_prep(struct pv_nvmf_req *req)
@@ -70,7 +75,7 @@ ut_data_prep(struct pv_nvmf_req *req)
 	struct ut_qp *u = container_of(req->qp, struct ut_qp, qp);
 	uint32_t done = 0, i, n;
 
-	req->data = u->buf;
+	req->data = u->buf + ut_buf_off;
 	for (i = 0; i < req->nseg; i++)
 		if (!ut_seg_ok(&req->sgl[i]))
 			return -EFAULT;	/* an RDMA READ would fail: remote access */
@@ -78,7 +83,7 @@ ut_data_prep(struct pv_nvmf_req *req)
 		return 0;
 	for (i = 0; i < req->nseg && done < req->length; i++) {
 		n = RTE_MIN(req->sgl[i].len, req->length - done);
-		memcpy(u->buf + done, (void *)(uintptr_t)req->sgl[i].addr, n);
+		memcpy(req->data + done, (void *)(uintptr_t)req->sgl[i].addr, n);
 		done += n;
 	}
 	return ut_delay ? 1 : 0;
@@ -116,8 +121,12 @@ static const struct pv_nvmf_qpair_ops ut_ops = {
 static struct ut_qp *
 ut_qp_new(uint16_t qid)
 {
-	struct ut_qp *u = calloc(1, sizeof(*u));
+	void *m = NULL;
+	struct ut_qp *u;
 
+	CU_ASSERT_EQUAL_FATAL(posix_memalign(&m, 4096, sizeof(*u)), 0);
+	u = m;
+	memset(u, 0, sizeof(*u));
 	pv_nvmf_qpair_init(&u->qp, ut_tgt, qid, &ut_ops);
 	return u;
 }
@@ -987,72 +996,91 @@ test_discovery(void)
 
 #define UT_FILE_NQN UT_SUBNQN ".file"
 
-/* submit @p c and poll the asynchronous namespaces until its CQE is there */
+/* poll the asynchronous namespaces until @p u has @p ncpl CQEs (5 s at most) */
+static void
+ut_poll_until(struct ut_qp *u, unsigned int ncpl)
+{
+	uint64_t deadline = pv_nvmf_now_ms() + 5000;
+
+	while (u->ncpl < ncpl && pv_nvmf_now_ms() < deadline)
+		pv_nvmf_tgt_ns_poll(ut_tgt);
+	CU_ASSERT_EQUAL_FATAL(u->ncpl, ncpl);
+}
+
+/* submit @p c (in-capsule data @p icd, @p icd_len) and poll until its CQE is there */
 static struct pv_nvme_cpl
-ut_submit_async(struct ut_qp *u, const struct pv_nvme_cmd *c)
+ut_submit_async_icd(struct ut_qp *u, const struct pv_nvme_cmd *c, uint8_t *icd,
+		    uint32_t icd_len)
 {
 	struct pv_nvmf_req req;
 	unsigned int before = u->ncpl;
-	uint64_t deadline = pv_nvmf_now_ms() + 5000;
-	struct pv_nvme_cpl none;
 
 	memset(&req, 0, sizeof(req));
 	req.cmd = *c;
 	req.qp = &u->qp;
+	req.icd = icd;
+	req.icd_len = icd_len;
 	pv_nvmf_req_submit(&req);
-	while (u->ncpl == before && pv_nvmf_now_ms() < deadline)
-		pv_nvmf_tgt_ns_poll(ut_tgt);
-	CU_ASSERT_EQUAL_FATAL(u->ncpl, before + 1);
-	memset(&none, 0, sizeof(none));
-	return u->ncpl == before + 1 ? u->cpl[before] : none;
+	ut_poll_until(u, before + 1);
+	CU_ASSERT_EQUAL(u->cpl[before].cid, c->cid);
+	return u->cpl[before];
 }
 
 static struct pv_nvme_cpl
-ut_rw_async(struct ut_qp *u, uint8_t opc, uint64_t slba, uint32_t nlb, uint32_t host_off)
+ut_submit_async(struct ut_qp *u, const struct pv_nvme_cmd *c)
+{
+	return ut_submit_async_icd(u, c, NULL, 0);
+}
+
+static void
+ut_io_cmd(struct pv_nvme_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	ut_cmd_init(c, opc);
+	c->nsid = rte_cpu_to_le_32(nsid);
+	c->cdw10 = rte_cpu_to_le_32((uint32_t)slba);
+	c->cdw11 = rte_cpu_to_le_32((uint32_t)(slba >> 32));
+	c->cdw12 = rte_cpu_to_le_32((nlb - 1) & 0xffff);
+}
+
+/* a Write of @p nlb 4 KiB blocks whose data is in the capsule */
+static void
+ut_icd_write_cmd(struct pv_nvme_cmd *c, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	ut_io_cmd(c, PV_NVME_OPC_WRITE, nsid, slba, nlb);
+	c->sgl1.unkeyed.length = rte_cpu_to_le_32(nlb * 4096);
+	c->sgl1.unkeyed.type = PV_NVME_SGL_TYPE_DATA_BLOCK << 4 | PV_NVME_SGL_SUBTYPE_OFFSET;
+}
+
+static struct pv_nvme_cpl
+ut_rw_async(struct ut_qp *u, uint32_t nsid, uint8_t opc, uint64_t slba, uint32_t nlb,
+	    uint32_t host_off)
 {
 	struct pv_nvme_cmd c;
 
-	ut_cmd_init(&c, opc);
-	c.nsid = rte_cpu_to_le_32(1);
-	c.cdw10 = rte_cpu_to_le_32((uint32_t)slba);
-	c.cdw11 = rte_cpu_to_le_32((uint32_t)(slba >> 32));
-	c.cdw12 = rte_cpu_to_le_32((nlb - 1) & 0xffff);
+	ut_io_cmd(&c, opc, nsid, slba, nlb);
 	if (opc == PV_NVME_OPC_READ || opc == PV_NVME_OPC_WRITE)
 		ut_cmd_keyed(&c, host_off, nlb * 4096);
 	return ut_submit_async(u, &c);
 }
 
-static void
-test_file_ns(void)
+static bool
+ut_zero(const uint8_t *p, size_t len)
 {
-	char path[] = "/tmp/pv_ut_nvmf_file.XXXXXX";
-	struct pv_nvmf_subsys *s;
-	struct pv_nvmf_ns *ns;
-	struct ut_qp *a, *q;
-	struct pv_nvme_cpl cpl;
-	struct pv_nvme_cmd c;
-	uint8_t back[8 * 4096];
-	uint16_t cntlid;
-	unsigned int i;
-	int fd;
+	size_t i;
 
-	fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL_FATAL(ftruncate(fd, 256 * 4096), 0);
-	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create(path, 1000, 16));
-	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create("/nonexistent/x", 4096, 16));
-	ns = pv_nvmf_ns_file_create(path, 4096, 32);
-	if (ns == NULL && errno == EOPNOTSUPP) {
-		printf("(built without liburing) ");
-		close(fd);
-		unlink(path);
-		return;
-	}
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
-	CU_ASSERT_EQUAL(ns->num_blocks, 256);
-	s = pv_nvmf_subsys_find(ut_tgt, UT_FILE_NQN);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL_FATAL(pv_nvmf_subsys_add_ns(s, ns), 0);
+	for (i = 0; i < len; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+/* an admin queue enabled and I/O queue 1 connected to the file subsystem */
+static struct ut_qp *
+ut_file_ctrlr_up(struct ut_qp **admin_p)
+{
+	struct pv_nvme_cpl cpl;
+	struct ut_qp *a, *q;
+	uint16_t cntlid;
 
 	a = ut_qp_new(0);
 	cpl = ut_connect_full(a, 0, 31, 0xffff, UT_FILE_NQN, UT_HOSTNQN, 0, true);
@@ -1062,47 +1090,293 @@ test_file_ns(void)
 	q = ut_qp_new(1);
 	cpl = ut_connect_full(q, 1, 31, cntlid, UT_FILE_NQN, UT_HOSTNQN, 0, true);
 	UT_ASSERT_ST(cpl, 0, 0);
+	*admin_p = a;
+	return q;
+}
+
+/*
+ * Write, read back, write zeroes, deallocate and flush through namespace
+ * @p nsid (4 KiB blocks) behind the file @p fd, the file's bytes compared;
+ * then six commands submitted before one poll pass: none completes before
+ * it, all after it, with a single io_uring_submit() (one more each time the
+ * SQ of @p depth entries fills).
+ */
+static void
+ut_file_ns_sequence(struct ut_qp *q, struct pv_nvmf_ns *ns, uint32_t nsid, int fd,
+		    unsigned int depth)
+{
+	struct pv_nvmf_ns_file_stats st0, st1;
+	struct pv_nvmf_req reqs[6];
+	struct pv_nvme_cmd c;
+	uint8_t back[8 * 4096];
+	unsigned int i, before;
 
 	/* write 8 blocks at LBA 10: the file holds them */
 	for (i = 0; i < sizeof(back); i++)
-		ut_host[i] = (uint8_t)(i * 13 + 1);
-	UT_ASSERT_ST(ut_rw_async(q, PV_NVME_OPC_WRITE, 10, 8, 0), 0, 0);
+		ut_host[i] = (uint8_t)(i * 13 + nsid);
+	UT_ASSERT_ST(ut_rw_async(q, nsid, PV_NVME_OPC_WRITE, 10, 8, 0), 0, 0);
 	CU_ASSERT_EQUAL(pread(fd, back, sizeof(back), 10 * 4096), (ssize_t)sizeof(back));
 	CU_ASSERT_EQUAL(memcmp(back, ut_host, sizeof(back)), 0);
 	/* read it back into another part of host memory */
 	memset(ut_host + 65536, 0, sizeof(back));
-	UT_ASSERT_ST(ut_rw_async(q, PV_NVME_OPC_READ, 10, 8, 65536), 0, 0);
+	UT_ASSERT_ST(ut_rw_async(q, nsid, PV_NVME_OPC_READ, 10, 8, 65536), 0, 0);
 	CU_ASSERT_EQUAL(memcmp(ut_host + 65536, ut_host, sizeof(back)), 0);
 	/* write zeroes over 2 blocks, deallocate 1, flush */
-	UT_ASSERT_ST(ut_rw_async(q, PV_NVME_OPC_WRITE_ZEROES, 11, 2, 0), 0, 0);
+	UT_ASSERT_ST(ut_rw_async(q, nsid, PV_NVME_OPC_WRITE_ZEROES, 11, 2, 0), 0, 0);
 	{
 		struct pv_nvme_dsm_range r = { .nlb = rte_cpu_to_le_32(1),
 					       .slba = rte_cpu_to_le_64(15) };
 
 		memcpy(ut_host + 200000, &r, sizeof(r));
 		ut_cmd_init(&c, PV_NVME_OPC_DATASET_MGMT);
-		c.nsid = rte_cpu_to_le_32(1);
+		c.nsid = rte_cpu_to_le_32(nsid);
 		c.cdw11 = rte_cpu_to_le_32(PV_NVME_DSM_AD);
 		ut_cmd_keyed(&c, 200000, sizeof(r));
 		UT_ASSERT_ST(ut_submit_async(q, &c), 0, 0);
 	}
-	UT_ASSERT_ST(ut_rw_async(q, PV_NVME_OPC_FLUSH, 0, 1, 0), 0, 0);
+	UT_ASSERT_ST(ut_rw_async(q, nsid, PV_NVME_OPC_FLUSH, 0, 1, 0), 0, 0);
 	CU_ASSERT_EQUAL(pread(fd, back, sizeof(back), 10 * 4096), (ssize_t)sizeof(back));
 	CU_ASSERT_EQUAL(memcmp(back, ut_host, 4096), 0);		/* LBA 10 kept */
-	for (i = 4096; i < 3 * 4096; i++)				/* 11, 12 zero */
-		if (back[i] != 0)
-			break;
-	CU_ASSERT_EQUAL(i, 3 * 4096);
+	CU_ASSERT(ut_zero(back + 4096, 2 * 4096));			/* 11, 12 zero */
 	CU_ASSERT_EQUAL(memcmp(back + 3 * 4096, ut_host + 3 * 4096, 2 * 4096), 0);
-	for (i = 5 * 4096; i < 6 * 4096; i++)				/* 15 deallocated */
-		if (back[i] != 0)
-			break;
-	CU_ASSERT_EQUAL(i, 6 * 4096);
+	CU_ASSERT(ut_zero(back + 5 * 4096, 4096));			/* 15 deallocated */
 	CU_ASSERT_EQUAL(memcmp(back + 6 * 4096, ut_host + 6 * 4096, 2 * 4096), 0);
+
+	/* batching: 4 writes (data in their capsules), write zeroes, flush */
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ns, &st0), 0);
+	for (i = 0; i < 4 * 4096; i++)
+		ut_host[300 * 1024 + i] = (uint8_t)(i * 7 + nsid);
+	memset(reqs, 0, sizeof(reqs));
+	for (i = 0; i < 6; i++) {
+		reqs[i].qp = &q->qp;
+		if (i < 4) {
+			ut_icd_write_cmd(&reqs[i].cmd, nsid, 40 + i, 1);
+			reqs[i].icd = ut_host + 300 * 1024 + i * 4096;
+			reqs[i].icd_len = 4096;
+		} else if (i == 4) {
+			ut_io_cmd(&reqs[i].cmd, PV_NVME_OPC_WRITE_ZEROES, nsid, 50, 1);
+		} else {
+			ut_io_cmd(&reqs[i].cmd, PV_NVME_OPC_FLUSH, nsid, 0, 1);
+		}
+	}
+	before = q->ncpl;
+	for (i = 0; i < 6; i++)
+		pv_nvmf_req_submit(&reqs[i]);
+	CU_ASSERT_EQUAL(q->ncpl, before);	/* queued, not yet submitted */
+	CU_ASSERT_EQUAL(q->qp.outstanding, 6);
+	ut_poll_until(q, before + 6);
+	for (i = 0; i < 6; i++)
+		UT_ASSERT_ST(q->cpl[before + i], 0, 0);
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ns, &st1), 0);
+	CU_ASSERT_EQUAL(st1.sqes - st0.sqes, 6);
+	CU_ASSERT_EQUAL(st1.submit_calls - st0.submit_calls, (6 + depth - 1) / depth);
+	CU_ASSERT_EQUAL(pread(fd, back, 4 * 4096, 40 * 4096), 4 * 4096);
+	CU_ASSERT_EQUAL(memcmp(back, ut_host + 300 * 1024, 4 * 4096), 0);
+	CU_ASSERT_EQUAL(q->qp.outstanding, 0);
+}
+
+/* a file of 256 blocks of 4 KiB in @p dir, its path in @p path: its descriptor */
+static int
+ut_file_make(const char *dir, const char *name, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s/%s.XXXXXX", dir, name);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(ftruncate(fd, 256 * 4096), 0);
+	return fd;
+}
+
+static void
+test_file_ns(void)
+{
+	struct pv_nvmf_ns_file_opts o = { .queue_depth = 4097 };
+	struct pv_nvmf_ns_file_stats st;
+	struct pv_nvmf_subsys *s;
+	struct pv_nvmf_ns *ns;
+	struct pv_nvme_cpl cpl;
+	struct ut_qp *a, *q;
+	char path[64];
+	int fd;
+
+	fd = ut_file_make("/tmp", "pv_ut_nvmf_file", path, sizeof(path));
+	ns = pv_nvmf_ns_file_create(path, 4096, 32);
+	if (ns == NULL && errno == EOPNOTSUPP) {
+		printf("(built without liburing) ");
+		CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ut_ns, &st), -EOPNOTSUPP);
+		close(fd);
+		unlink(path);
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	CU_ASSERT_EQUAL(ns->num_blocks, 256);
+	/* every documented errno of the calls */
+	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create(path, 1000, 16));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create(path, 4096, 0));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create("/nonexistent/x", 4096, 16));
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create_opts(path, 4096, NULL));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create_opts(path, 4096, &o));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	o.queue_depth = 16;
+	CU_ASSERT_PTR_NULL(pv_nvmf_ns_file_create_opts("/dev/null", 4096, &o));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ut_ns, &st), -EINVAL);
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(NULL, &st), -EINVAL);
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ns, NULL), -EINVAL);
+	s = pv_nvmf_subsys_find(ut_tgt, UT_FILE_NQN);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	ns->nsid = 1;
+	CU_ASSERT_EQUAL_FATAL(pv_nvmf_subsys_add_ns(s, ns), 0);
+
+	q = ut_file_ctrlr_up(&a);
+	ut_file_ns_sequence(q, ns, 1, fd, 32);
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ns, &st), 0);
+	CU_ASSERT(st.buffered_ios >= 6);
+	CU_ASSERT_EQUAL(st.direct_ios, 0);
+	CU_ASSERT_EQUAL(st.unaligned_ios, 0);
 	/* out of range: refused before any I/O */
 	cpl = ut_rw(q, PV_NVME_OPC_WRITE, 1, 250, 8, 0, 8 * 4096);
 	UT_ASSERT_ST(cpl, 0, PV_NVME_SC_LBA_OUT_OF_RANGE);
 	CU_ASSERT_EQUAL(q->qp.outstanding, 0);
+	ut_qp_free(q);
+	ut_qp_free(a);
+	close(fd);
+	unlink(path);
+}
+
+/* the name of @p dir's file system, for a skip message */
+static const char *
+ut_fs_name(const char *dir, char *buf, size_t len)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} fs[] = {
+		{ 0x01021994, "tmpfs" },
+		{ 0x6969, "nfs" },
+		{ 0x794c7630, "overlayfs" },
+		{ 0x9123683e, "btrfs" },
+		{ 0xef53, "ext4" },
+		{ 0x58465342, "xfs" },
+	};
+	struct statfs sf;
+	unsigned int i;
+
+	if (statfs(dir, &sf) != 0)
+		return "an unknown file system";
+	for (i = 0; i < RTE_DIM(fs); i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	snprintf(buf, len, "file system 0x%lx", (unsigned long)sf.f_type);
+	return buf;
+}
+
+static void
+test_file_ns_direct(void)
+{
+	const struct pv_nvmf_ns_file_opts o = { .queue_depth = 32, .direct = true };
+	const char *dir = "/var/tmp";
+	struct pv_nvmf_ns_file_stats st0, st1;
+	struct pv_nvmf_subsys *s;
+	struct pv_nvmf_ns *ns;
+	struct pv_nvme_cmd c;
+	struct ut_qp *a, *q;
+	uint8_t back[4096];
+	char path[64], fsb[40];
+	unsigned int i;
+	uint8_t *odd;
+	int fd;
+
+	fd = ut_file_make(dir, "pv_ut_nvmf_direct", path, sizeof(path));
+	ns = pv_nvmf_ns_file_create_opts(path, 4096, &o);
+	if (ns == NULL && (errno == EINVAL || errno == EOPNOTSUPP)) {
+		printf("skipped: O_DIRECT unsupported on %s (%s) ",
+		       ut_fs_name(dir, fsb, sizeof(fsb)), dir);
+		close(fd);
+		unlink(path);
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	s = pv_nvmf_subsys_find(ut_tgt, UT_FILE_NQN);
+	ns->nsid = 2;
+	CU_ASSERT_EQUAL_FATAL(pv_nvmf_subsys_add_ns(s, ns), 0);
+	q = ut_file_ctrlr_up(&a);
+	ut_file_ns_sequence(q, ns, 2, fd, 32);
+	/* the transport's page-aligned buffer and aligned capsules: all direct */
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ns, &st0), 0);
+	CU_ASSERT(st0.direct_ios >= 6);
+	CU_ASSERT_EQUAL(st0.buffered_ios, 0);
+	CU_ASSERT_EQUAL(st0.unaligned_ios, 0);
+
+	/* in-capsule data at an odd address: through the buffered descriptor */
+	odd = ut_host + 400 * 1024 + 1;
+	for (i = 0; i < 4096; i++)
+		odd[i] = (uint8_t)(i * 5 + 3);
+	ut_icd_write_cmd(&c, 2, 20, 1);
+	UT_ASSERT_ST(ut_submit_async_icd(q, &c, odd, 4096), 0, 0);
+	CU_ASSERT_EQUAL(pread(fd, back, 4096, 20 * 4096), 4096);
+	CU_ASSERT_EQUAL(memcmp(back, odd, 4096), 0);
+	/* a transport buffer 8 bytes off: read back the same way */
+	ut_buf_off = 8;
+	memset(ut_host + 500 * 1024, 0, 4096);
+	UT_ASSERT_ST(ut_rw_async(q, 2, PV_NVME_OPC_READ, 20, 1, 500 * 1024), 0, 0);
+	ut_buf_off = 0;
+	CU_ASSERT_EQUAL(memcmp(ut_host + 500 * 1024, odd, 4096), 0);
+	/* an aligned read of the same block: direct, the same bytes */
+	memset(ut_host + 504 * 1024, 0, 4096);
+	UT_ASSERT_ST(ut_rw_async(q, 2, PV_NVME_OPC_READ, 20, 1, 504 * 1024), 0, 0);
+	CU_ASSERT_EQUAL(memcmp(ut_host + 504 * 1024, odd, 4096), 0);
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ns, &st1), 0);
+	CU_ASSERT_EQUAL(st1.unaligned_ios - st0.unaligned_ios, 2);
+	CU_ASSERT_EQUAL(st1.buffered_ios - st0.buffered_ios, 2);
+	CU_ASSERT_EQUAL(st1.direct_ios - st0.direct_ios, 1);
+	printf("(%" PRIu64 " direct, %" PRIu64 " unaligned through the page cache) ",
+	       st1.direct_ios, st1.unaligned_ios);
+	ut_qp_free(q);
+	ut_qp_free(a);
+	close(fd);
+	unlink(path);
+}
+
+static void
+test_file_ns_sqpoll(void)
+{
+	/* 4 entries: the batch of six fills the SQ, which waits for the SQ thread */
+	const struct pv_nvmf_ns_file_opts o = {
+		.queue_depth = 4,
+		.sqpoll = true,
+		.sqpoll_idle_ms = 10,
+	};
+	struct pv_nvmf_ns_file_stats st;
+	struct pv_nvmf_subsys *s;
+	struct pv_nvmf_ns *ns;
+	struct ut_qp *a, *q;
+	char path[64];
+	int fd;
+
+	fd = ut_file_make("/tmp", "pv_ut_nvmf_sqpoll", path, sizeof(path));
+	ns = pv_nvmf_ns_file_create_opts(path, 4096, &o);
+	if (ns == NULL && (errno == EPERM || errno == EINVAL || errno == EOPNOTSUPP ||
+			   errno == ENOSYS)) {
+		printf("skipped: SQPOLL refused by the kernel (%s) ", strerror(errno));
+		close(fd);
+		unlink(path);
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	s = pv_nvmf_subsys_find(ut_tgt, UT_FILE_NQN);
+	ns->nsid = 3;
+	CU_ASSERT_EQUAL_FATAL(pv_nvmf_subsys_add_ns(s, ns), 0);
+	q = ut_file_ctrlr_up(&a);
+	ut_file_ns_sequence(q, ns, 3, fd, 4);
+	CU_ASSERT_EQUAL(pv_nvmf_ns_file_stats_get(ns, &st), 0);
+	printf("(%" PRIu64 " SQEs, %" PRIu64 " io_uring_submit calls) ", st.sqes,
+	       st.submit_calls);
 	ut_qp_free(q);
 	ut_qp_free(a);
 	close(fd);
@@ -1143,6 +1417,8 @@ static const struct ut_case ut_cases[] = {
 	{ "io_random_model", test_io_random_model, NULL },
 	{ "discovery", test_discovery, NULL },
 	{ "file_ns", test_file_ns, NULL },
+	{ "file_ns_direct", test_file_ns_direct, NULL },
+	{ "file_ns_sqpoll", test_file_ns_sqpoll, NULL },
 	{ "api_errors", test_api_errors, NULL },
 	{ NULL, NULL, NULL },
 };
