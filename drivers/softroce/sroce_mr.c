@@ -53,6 +53,14 @@ pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 	dev->mr_mask = slots - 1;
 	dev->mr_next = 1;
 	dev->key_rnd_left = 0;
+	/*
+	 * The first QPN at random: every process has its own device, and a
+	 * peer's CM keeps the last connection of (our GID, QPN) in timewait
+	 * for a while: a process started right after another with the same
+	 * first QPN would have its REQ rejected as a stale connection (REJ
+	 * reason 10, IBTA 12.9.8.3; seen with perftest -R against rxe).
+	 */
+	dev->qp_next = (uint32_t)(rte_rand() % max_qp);
 	SROCE_LOG(INFO, "%s: %u QPs, %u MRs (%u random key bits): tables of %zu KiB, "
 		  "and %zu KiB per 4096 MRs registered", dev->ibdev.name, max_qp, max_mr,
 		  32 - __builtin_popcount(dev->mr_mask),

@@ -450,11 +450,13 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 	} else {
 		/*
 		 * The next free QPN after the last one given, cyclically (as
-		 * rxe's xa_alloc_cyclic): a QPN destroyed a moment ago is not
-		 * handed out again at once, so a peer's CM still holding the
-		 * old connection in timewait does not take the next REQ from
-		 * (our GID, that QPN) for it and reject it as stale (IBTA
-		 * 12.4, 12.9.8.3; Linux cm.c REJ "stale connection").
+		 * rxe's xa_alloc_cyclic), from a random first one
+		 * (pv_sroce_tables_init): a QPN destroyed a moment ago, or
+		 * used by the process before, is not handed out again at
+		 * once, so a peer's CM still holding the old connection in
+		 * timewait does not take the next REQ from (our GID, that QPN)
+		 * for it and reject it as stale (IBTA 12.9.8.3; Linux cm.c REJ
+		 * "stale connection").
 		 */
 		for (i = 0; i < dev->max_qp; i++) {
 			uint32_t j = (dev->qp_next + i) % dev->max_qp;
