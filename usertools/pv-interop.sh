@@ -747,21 +747,29 @@ case_compat_pingpong() {	# ROLE TOOL SIZE
 	result "$name" "$r"
 }
 
-# ib_write_bw / ib_read_bw / ib_send_lat against the same perftest tool.
-# Reads: -o 16 on both sides. perftest's requester takes its max_rd_atomic
-# from the responder's outstanding-reads figure (rxe: 128) and softroce's
-# limit is 16 (max_qp_init_rd_atom): the verb refuses 128, as the kernel
-# refuses a value above a NIC's limit.
-case_compat_perf() {	# ROLE TOOL SIZE ITERS
-	local role=$1 tool=$2 size=$3 iters=$4 name r o=''
-	name="compat-$tool-pv-$role-${size}B-mtu$ROCEMTU"
+# ib_write_bw / ib_read_bw / ib_send_lat against the same perftest tool,
+# with -R (rdma_cm instead of perftest's TCP exchange) when given.
+# Reads and atomics: -o 16 on both sides. perftest's requester takes its
+# max_rd_atomic from the responder's outstanding-reads figure (rxe: 128) and
+# softroce's limit is 16 (max_qp_init_rd_atom): the verb refuses 128, as the
+# kernel refuses a value above a NIC's limit.
+case_compat_perf() {	# ROLE TOOL SIZE ITERS [-R]
+	local role=$1 tool=$2 size=$3 iters=$4 cm=${5:-} name r o='' side=pv
+	name="compat-$tool${cm}-pv-$role-${size}B-mtu$ROCEMTU"
 	want "$name" || return 0
 	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
 	command -v "$tool" >/dev/null || { result "$name" "no $tool here"; return; }
-	# reads and atomics: max_rd_atomic from the responder's figure
 	[[ $tool == ib_read_* || $tool == ib_atomic_* ]] && o='-o 16'
 	compat_pv_cmd
-	if [ "$role" = server ]; then
+	if [ -n "$cm" ] && [ "$role" = server ]; then
+		# shellcheck disable=SC2086
+		run_cm_pair "$name" server "sleep 4" "${PVCMD[@]}" "$tool" -R -F -s "$size" \
+			-n "$iters" $o @vm "$tool -d rxe0 -R -F -s $size -n $iters $o $PV_IP"
+	elif [ -n "$cm" ]; then
+		# shellcheck disable=SC2086
+		run_cm_pair "$name" client "cm TCP 18515" "${PVCMD[@]}" "$tool" -R -F -s "$size" \
+			-n "$iters" $o "$VM_IP" @vm "$tool -d rxe0 -R -F -s $size -n $iters $o"
+	elif [ "$role" = server ]; then
 		# shellcheck disable=SC2086
 		run_pair "$name" server "${PVCMD[@]}" "$tool" -x 1 -F -s "$size" -n "$iters" $o \
 			@vm "$tool -d rxe0 -x $GIDX -F -s $size -n $iters $o $PV_TCP"
@@ -772,36 +780,9 @@ case_compat_perf() {	# ROLE TOOL SIZE ITERS
 	fi
 	r=$(pair_reason "$name")
 	# the client's result line (read_lat's server prints none)
-	local side=pv
 	[ "$role" = server ] && side=vm
 	if [ -z "$r" ] && ! grep -Eq "^ *$size +$iters " "$OUT/$NETMTU/$name.$side.log"; then
-		r="$tool printed no result line on the $side side (the client)"
-	fi
-	result "$name" "$r"
-}
-
-# perftest -R (rdma_cm instead of its TCP exchange) against the same tool
-case_compat_perf_cm() {	# ROLE TOOL SIZE ITERS
-	local role=$1 tool=$2 size=$3 iters=$4 name r o='' side=pv
-	name="compat-$tool-R-pv-$role-${size}B-mtu$ROCEMTU"
-	want "$name" || return 0
-	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
-	command -v "$tool" >/dev/null || { result "$name" "no $tool here"; return; }
-	[[ $tool == ib_read_* || $tool == ib_atomic_* ]] && o='-o 16'
-	compat_pv_cmd
-	if [ "$role" = server ]; then
-		side=vm
-		# shellcheck disable=SC2086
-		run_cm_pair "$name" server "sleep 4" "${PVCMD[@]}" "$tool" -R -F -s "$size" \
-			-n "$iters" $o @vm "$tool -d rxe0 -R -F -s $size -n $iters $o $PV_IP"
-	else
-		# shellcheck disable=SC2086
-		run_cm_pair "$name" client "cm TCP 18515" "${PVCMD[@]}" "$tool" -R -F -s "$size" \
-			-n "$iters" $o "$VM_IP" @vm "$tool -d rxe0 -R -F -s $size -n $iters $o"
-	fi
-	r=$(pair_reason "$name")
-	if [ -z "$r" ] && ! grep -Eq "^ *$size +$iters " "$OUT/$NETMTU/$name.$side.log"; then
-		r="$tool -R printed no result line on the $side side (the client)"
+		r="$tool$cm printed no result line on the $side side (the client)"
 	fi
 	result "$name" "$r"
 }
@@ -1015,8 +996,8 @@ compat_cases() {
 		case_compat_perf "$role" ib_write_lat 8 200
 		case_compat_perf "$role" ib_read_lat 8 200
 		case_compat_perf "$role" ib_atomic_lat 8 200
-		case_compat_perf_cm "$role" ib_write_bw 65536 50
-		case_compat_perf_cm "$role" ib_send_lat 8 200
+		case_compat_perf "$role" ib_write_bw 65536 50 -R
+		case_compat_perf "$role" ib_send_lat 8 200 -R
 		case_compat_rdma_sc "$role"
 		case_compat_rping "$role"
 		case_compat_cm_utils "$role" ucmatose
