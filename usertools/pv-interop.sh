@@ -713,6 +713,7 @@ case_cm_seed() {	# ROLE MODE
 # Debian's own programs on the pollverbs side too, unchanged, through
 # pv-run and lib/compat's libibverbs.so.1 / librdmacm.so.1
 PVRUN=$BUILD/usertools/pv-run
+CMDELAY=$BUILD/test/integration/libpv-interop-cm-delay.so
 
 compat_pv_cmd() {	# compat_pv_cmd -> pv-run and its arguments in PVCMD
 	mapfile -t PVCMD < <(pv_eal "")
@@ -766,6 +767,12 @@ case_compat_perf() {	# ROLE TOOL SIZE ITERS [-R]
 		run_cm_pair "$name" server "sleep 4" "${PVCMD[@]}" "$tool" -R -F -s "$size" \
 			-n "$iters" $o @vm "$tool -d rxe0 -R -F -s $size -n $iters $o $PV_IP"
 	elif [ -n "$cm" ]; then
+		# perftest 4.5-0.17 -R: the client's data-connection REQ can beat
+		# the TCG server's rdma_listen (REJ reason 8), and its retry of
+		# that crashes; the shim's 50 ms before rdma_connect give the
+		# server its time (test/integration/interop_cm_delay.c)
+		[ -f "$CMDELAY" ] || { result "$name" "$CMDELAY not built"; return; }
+		PVCMD=(env LD_PRELOAD="$CMDELAY" "${PVCMD[@]}")
 		# shellcheck disable=SC2086
 		run_cm_pair "$name" client "cm TCP 18515" "${PVCMD[@]}" "$tool" -R -F -s "$size" \
 			-n "$iters" $o "$VM_IP" @vm "$tool -d rxe0 -R -F -s $size -n $iters $o"
