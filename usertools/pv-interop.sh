@@ -761,6 +761,8 @@ case_compat_perf() {	# ROLE TOOL SIZE ITERS [-R]
 	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
 	command -v "$tool" >/dev/null || { result "$name" "no $tool here"; return; }
 	[[ $tool == ib_read_* || $tool == ib_atomic_* ]] && o='-o 16'
+	# one tool reports in Gb/s (perftest's --report_gbits), both sides
+	[ "$tool" = ib_send_bw ] && o='--report_gbits'
 	compat_pv_cmd
 	if [ -n "$cm" ] && [ "$role" = server ]; then
 		# shellcheck disable=SC2086
@@ -1004,7 +1006,13 @@ compat_cases() {
 		case_compat_perf "$role" ib_read_lat 8 200
 		case_compat_perf "$role" ib_atomic_lat 8 200
 		case_compat_perf "$role" ib_write_bw 65536 50 -R
+		case_compat_perf "$role" ib_read_bw 65536 50 -R
+		case_compat_perf "$role" ib_send_bw 65536 50 -R
+		case_compat_perf "$role" ib_atomic_bw 8 50 -R
 		case_compat_perf "$role" ib_send_lat 8 200 -R
+		case_compat_perf "$role" ib_write_lat 8 200 -R
+		case_compat_perf "$role" ib_read_lat 8 200 -R
+		case_compat_perf "$role" ib_atomic_lat 8 200 -R
 		case_compat_rdma_sc "$role"
 		case_compat_rping "$role"
 		case_compat_cm_utils "$role" ucmatose
