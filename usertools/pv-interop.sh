@@ -722,15 +722,16 @@ compat_pv_cmd() {	# compat_pv_cmd -> pv-run and its arguments in PVCMD
 
 # ibv_rc_pingpong -c against ibv_rc_pingpong -c (4100 B: two or five
 # packets a message); ibv_ud_pingpong -c (one packet, 512 B)
-case_compat_pingpong() {	# ROLE TOOL SIZE
-	local role=$1 tool=$2 size=$3 iters=100 name r mtu="-m $ROCEMTU"
-	name="compat-${tool#ibv_}-pv-$role-${size}B-mtu$ROCEMTU"
+case_compat_pingpong() {	# ROLE TOOL SIZE [-e]
+	local role=$1 tool=$2 size=$3 ev=${4:-} iters=100 name r mtu="-m $ROCEMTU"
+	name="compat-${tool#ibv_}${ev}-pv-$role-${size}B-mtu$ROCEMTU"
 	want "$name" || return 0
 	[ -x "$PVRUN" ] || { result "$name" "pv-run not built"; return; }
 	command -v "$tool" >/dev/null || { result "$name" "no $tool here"; return; }
 	[ "$tool" = ibv_ud_pingpong ] && mtu=''
 	compat_pv_cmd
-	local opts="-s $size -n $iters $mtu -c"
+	# -e: both sides sleep in ibv_get_cq_event() instead of polling
+	local opts="-s $size -n $iters $mtu -c $ev"
 	if [ "$role" = server ]; then
 		# shellcheck disable=SC2086
 		run_pair "$name" server "${PVCMD[@]}" "$tool" -g 1 $opts @vm \
@@ -994,6 +995,7 @@ compat_cases() {
 	for role in client server; do
 		case_compat_fio "$role"
 		case_compat_pingpong "$role" ibv_rc_pingpong 4100
+		case_compat_pingpong "$role" ibv_rc_pingpong 4100 -e
 		case_compat_pingpong "$role" ibv_ud_pingpong 512
 		case_compat_pingpong "$role" ibv_uc_pingpong 4100
 		case_compat_pingpong "$role" ibv_srq_pingpong 4100
