@@ -997,8 +997,11 @@ compat_cases() {
 		case_compat_pingpong "$role" ibv_rc_pingpong 4100
 		case_compat_pingpong "$role" ibv_rc_pingpong 4100 -e
 		case_compat_pingpong "$role" ibv_ud_pingpong 512
+		case_compat_pingpong "$role" ibv_ud_pingpong 512 -e
 		case_compat_pingpong "$role" ibv_uc_pingpong 4100
+		case_compat_pingpong "$role" ibv_uc_pingpong 4100 -e
 		case_compat_pingpong "$role" ibv_srq_pingpong 4100
+		case_compat_pingpong "$role" ibv_srq_pingpong 4100 -e
 		case_compat_perf "$role" ib_write_bw 65536 50
 		case_compat_perf "$role" ib_read_bw 65536 50
 		case_compat_perf "$role" ib_send_bw 65536 50
