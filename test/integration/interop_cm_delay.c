@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * LD_PRELOAD shim for one interop case (usertools/pv-interop.sh): waits
- * PV_INTEROP_CM_DELAY_MS milliseconds (default 50) before every
- * rdma_connect(), then calls the next rdma_connect() in link order (lib/compat's
- * librdmacm.so.1).
+ * CM_DELAY_MS milliseconds before every rdma_connect(), then calls the next
+ * rdma_connect() in link order (lib/compat's librdmacm.so.1).
  *
  * Why: perftest 4.5-0.17 (Debian 12) with -R, as client, sends the REQ of
  * its data connection as soon as the last message of its rdma_cm handshake
@@ -23,8 +22,9 @@
 #endif
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdlib.h>
 #include <time.h>
+
+#define CM_DELAY_MS 50
 
 struct rdma_cm_id;
 struct rdma_conn_param;
@@ -35,9 +35,7 @@ int
 rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 {
 	int (*next)(struct rdma_cm_id *, struct rdma_conn_param *);
-	const char *env = getenv("PV_INTEROP_CM_DELAY_MS");
-	long ms = env != NULL ? strtol(env, NULL, 10) : 50;
-	struct timespec ts;
+	struct timespec ts = { .tv_nsec = CM_DELAY_MS * 1000000L };
 
 	next = (int (*)(struct rdma_cm_id *, struct rdma_conn_param *))
 		dlsym(RTLD_NEXT, "rdma_connect");
@@ -45,11 +43,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (ms > 0) {
-		ts.tv_sec = ms / 1000;
-		ts.tv_nsec = (ms % 1000) * 1000000L;
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
-	}
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 	return next(id, param);
 }
