@@ -1050,12 +1050,64 @@ nvmf_rdma_free(struct pv_nvmf_rdma *rt)
 	free(rt);
 }
 
+static bool
+nvmf_rdma_is_group_lcore(const struct pv_nvmf_rdma *rt, unsigned int lcore)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->opts.num_groups; i++)
+		if (rt->groups[i].lcore == lcore)
+			return true;
+	return false;
+}
+
+/* a moment's wait for another lcore; the caller's own loop runs meanwhile
+ * when it is a group's lcore */
+static void
+nvmf_rdma_wait_step(const struct pv_nvmf_rdma *rt)
+{
+	if (nvmf_rdma_is_group_lcore(rt, rte_lcore_id()))
+		pv_rtc_loop_once();
+	else
+		usleep(100);
+}
+
+/*
+ * Stop the pollers of the first @p n poll groups, whose start messages were
+ * sent, and wait until each has stopped. A start message still queued
+ * would otherwise register its poller after the group is freed: wait for
+ * it first. The groups' lcores must run their loops.
+ */
+static void
+nvmf_rdma_groups_stop(struct pv_nvmf_rdma *rt, unsigned int n)
+{
+	struct nvmf_rdma_group *g;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		g = &rt->groups[i];
+		while (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE) == 0)
+			nvmf_rdma_wait_step(rt);
+		if (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE) == 2)
+			continue;
+		if (g->lcore == rte_lcore_id()) {
+			nvmf_rdma_group_stop(g);
+			continue;
+		}
+		/* a full message ring empties as that lcore's loop runs */
+		while (pv_rtc_msg_send(g->lcore, nvmf_rdma_group_stop, g) != 0)
+			nvmf_rdma_wait_step(rt);
+		while (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE) != 2)
+			nvmf_rdma_wait_step(rt);
+	}
+}
+
 struct pv_nvmf_rdma *
 pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opts)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct pv_nvmf_rdma *rt;
-	unsigned int i;
+	unsigned int i, nstart = 0;
 	int ret, fl;
 
 	if (tgt == NULL || opts == NULL || opts->traddr == NULL || opts->num_groups == 0 ||
@@ -1121,9 +1173,9 @@ pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opt
 	}
 	if (pv_rdma_listen(rt->listen, 128) != 0)
 		goto err;
-	for (i = 0; i < rt->opts.num_groups; i++)
-		if (pv_rtc_msg_send(rt->groups[i].lcore, nvmf_rdma_group_start,
-				    &rt->groups[i]) != 0) {
+	for (nstart = 0; nstart < rt->opts.num_groups; nstart++)
+		if (pv_rtc_msg_send(rt->groups[nstart].lcore, nvmf_rdma_group_start,
+				    &rt->groups[nstart]) != 0) {
 			errno = ENOBUFS;
 			goto err;
 		}
@@ -1136,10 +1188,7 @@ pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opt
 err:
 	ret = errno;
 	/* groups already started keep a poller on a CQ we free: stop them first */
-	for (i = 0; i < rt->opts.num_groups; i++)
-		if (__atomic_load_n(&rt->groups[i].started, __ATOMIC_ACQUIRE) == 1)
-			pv_rtc_msg_send(rt->groups[i].lcore, nvmf_rdma_group_stop,
-					&rt->groups[i]);
+	nvmf_rdma_groups_stop(rt, nstart);
 	nvmf_rdma_free(rt);
 	errno = ret != 0 ? ret : EIO;
 	return NULL;
@@ -1158,22 +1207,10 @@ nvmf_rdma_ctrl_disconnect_all(void *arg)
 		}
 }
 
-static bool
-nvmf_rdma_is_group_lcore(const struct pv_nvmf_rdma *rt, unsigned int lcore)
-{
-	unsigned int i;
-
-	for (i = 0; i < rt->opts.num_groups; i++)
-		if (rt->groups[i].lcore == lcore)
-			return true;
-	return false;
-}
-
 void
 pv_nvmf_rdma_destroy(struct pv_nvmf_rdma *rt)
 {
 	uint64_t deadline;
-	unsigned int i;
 
 	if (rt == NULL)
 		return;
@@ -1189,19 +1226,7 @@ pv_nvmf_rdma_destroy(struct pv_nvmf_rdma *rt)
 	if (rt->nconns != 0)
 		NVMF_LOG(ERR, "rdma: %u queue pair(s) did not drain\n", rt->nconns);
 	pv_rtc_ctrl_timer_stop(rt->cm_timer);
-	for (i = 0; i < rt->opts.num_groups; i++) {
-		struct nvmf_rdma_group *g = &rt->groups[i];
-
-		if (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE) != 1)
-			continue;
-		if (g->lcore == rte_lcore_id()) {
-			nvmf_rdma_group_stop(g);
-			continue;
-		}
-		pv_rtc_msg_send(g->lcore, nvmf_rdma_group_stop, g);
-		while (__atomic_load_n(&g->started, __ATOMIC_ACQUIRE) != 2)
-			usleep(100);
-	}
+	nvmf_rdma_groups_stop(rt, rt->opts.num_groups);
 	nvmf_rdma_free(rt);
 }
 
