@@ -89,11 +89,16 @@ int
 pv_nvmf_tgt_add_listener(struct pv_nvmf_tgt *tgt, const char *traddr, const char *trsvcid)
 {
 	struct nvmf_listener *l;
+	unsigned int i;
 
 	if (tgt == NULL || traddr == NULL || trsvcid == NULL || traddr[0] == '\0' ||
 	    trsvcid[0] == '\0' || strlen(traddr) >= sizeof(l->traddr) ||
 	    strlen(trsvcid) >= sizeof(l->trsvcid))
 		return -EINVAL;
+	for (i = 0; i < tgt->num_listeners; i++)
+		if (strcmp(tgt->listeners[i].traddr, traddr) == 0 &&
+		    strcmp(tgt->listeners[i].trsvcid, trsvcid) == 0)
+			return -EEXIST;
 	if (tgt->num_listeners == NVMF_MAX_LISTENERS)
 		return -ENOSPC;
 	l = &tgt->listeners[tgt->num_listeners++];

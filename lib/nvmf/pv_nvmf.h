@@ -214,10 +214,14 @@ PV_EXPORT const struct pv_nvmf_tgt_opts *pv_nvmf_tgt_opts(const struct pv_nvmf_t
 PV_EXPORT void pv_nvmf_tgt_destroy(struct pv_nvmf_tgt *tgt);
 
 /**
- * Add a listener address to the discovery log page of @p tgt.
- * @param traddr   IPv4 address, dotted quad.
- * @param trsvcid  Port, decimal ("4420").
- * @return 0, -EINVAL (a string too long or empty), -ENOSPC (16 listeners).
+ * Add a listener address to the discovery log page of @p tgt: the page has
+ * one entry per subsystem the host may use and listener, in the order added
+ * (PORTID 1, 2, ...).
+ * @param traddr   IPv4 address, dotted quad; copied.
+ * @param trsvcid  Port, decimal ("4420"); copied.
+ * @return 0, -EINVAL (a string too long or empty), -EEXIST (that address
+ *         and port are already there, compared as strings), -ENOSPC (16
+ *         listeners). Thread: the control path, before hosts connect.
  */
 PV_EXPORT int pv_nvmf_tgt_add_listener(struct pv_nvmf_tgt *tgt, const char *traddr,
 				       const char *trsvcid);

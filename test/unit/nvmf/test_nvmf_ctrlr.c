@@ -1399,6 +1399,7 @@ test_api_errors(void)
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	CU_ASSERT_PTR_NULL(pv_nvmf_ns_ram_create(0, 512));
 	CU_ASSERT_EQUAL(pv_nvmf_tgt_add_listener(ut_tgt, "", "4420"), -EINVAL);
+	CU_ASSERT_EQUAL(pv_nvmf_tgt_add_listener(ut_tgt, "10.77.0.1", "4420"), -EEXIST);
 	CU_ASSERT_EQUAL(pv_nvmf_subsys_add_ns(pv_nvmf_subsys_find(ut_tgt, UT_SUBNQN), NULL),
 			-EINVAL);
 	pv_nvmf_ns_destroy(NULL);
