@@ -17,7 +17,15 @@
  * posts a marker receive and a marker send; once both have flushed, no
  * completion of that QP is left in the CQ and the control thread frees it.
  *
- * Poll group (a pv_rtc poller on its lcore): pv_poll_cq() on the group's CQ;
+ * Listeners: one cm_id each on the one event channel; every device they are
+ * on (a pv_context, found from the bound id's verbs) has one PD, and every
+ * poll group has, per device, its own CQ, an MR of its data buffers and
+ * (use_srq) an SRQ: a QP needs all of them on its own device. A connection
+ * takes the resources of its device (the request's id->verbs) in the next
+ * poll group in turn.
+ *
+ * Poll group (a pv_rtc poller on its lcore): pv_poll_cq() on each of the
+ * group's CQs;
  * a receive becomes a request of the controller core (pv_nvmf_req_submit);
  * data_prep takes a data buffer from the group's pool (queued when there is
  * none) and, for host-to-controller data, posts RDMA READs of the keyed
@@ -27,9 +35,11 @@
  * request.
  *
  * With use_srq, the receive buffers are the poll group's: one SRQ per group
- * (SPDK's layout), shared by every QP of the group, its srq_depth buffers
- * posted once at start; a receive completion finds its queue pair by the
- * completion's qp_num, and a consumed buffer goes back to the SRQ.
+ * and device (SPDK's layout), shared by every QP of the group on that
+ * device, its srq_depth buffers posted once at start; a receive completion
+ * finds its queue pair by the completion's qp_num among the group's queue
+ * pairs of the CQ's device (QP numbers are per device), and a consumed
+ * buffer goes back to that SRQ.
  */
 
 #include <errno.h>
@@ -69,7 +79,7 @@ enum nvmf_wrid_tag {
 struct nvmf_rdma_qpair;
 
 struct nvmf_rdma_recv {
-	struct nvmf_rdma_qpair *tq;	/* NULL: a buffer of the group's SRQ */
+	struct nvmf_rdma_qpair *tq;	/* NULL: a buffer of an SRQ of the group */
 	uint8_t *buf;			/* capsule: SQE + in-capsule data */
 } __rte_aligned(8);
 
@@ -82,26 +92,40 @@ struct nvmf_rdma_req {
 	TAILQ_ENTRY(nvmf_rdma_req) link;	/* free list or the group's pending list */
 } __rte_aligned(8);
 
-struct nvmf_rdma_group {
-	struct pv_nvmf_rdma *rt;
-	unsigned int idx;
-	unsigned int lcore;
+/* a device listened on: the transport's PD there */
+struct nvmf_rdma_dev {
+	struct pv_context *ctx;
+	struct pv_pd *pd;
+	struct pv_device_attr attr;
+};
+
+/* a poll group's resources on one device */
+struct nvmf_rdma_gdev {
 	struct pv_cq *cq;
-	uint32_t cq_used;		/* WRs the group's QPs may have (control thread) */
-	uint8_t *data;			/* nbuf buffers of max_io_size */
-	struct pv_mr *data_mr;
-	uint8_t **free_bufs;
-	uint32_t nfree;
-	uint32_t nbuf;
-	TAILQ_HEAD(, nvmf_rdma_req) pending;	/* waiting for a data buffer */
-	TAILQ_HEAD(, nvmf_rdma_qpair) qpairs;
-	/* use_srq: the group's receive buffers */
+	struct nvmf_rdma_dev *dev;
+	struct pv_mr *data_mr;		/* the group's data buffers on dev->pd */
+	uint32_t cq_used;		/* WRs the QPs on this CQ may have (control thread) */
+	/* use_srq: the receive buffers of the group's QPs on this device */
 	struct pv_srq *srq;
 	uint8_t *srq_mem;
 	struct pv_mr *srq_mr;
 	struct nvmf_rdma_recv *srq_recvs;
 	uint32_t srq_depth;
 	struct nvmf_rdma_qpair *last_tq;	/* of the last SRQ receive */
+};
+
+struct nvmf_rdma_group {
+	struct pv_nvmf_rdma *rt;
+	unsigned int idx;
+	unsigned int lcore;
+	unsigned int num_devs;		/* entries of devs[]: the transport's */
+	struct nvmf_rdma_gdev devs[PV_NVMF_RDMA_MAX_LISTEN];
+	uint8_t *data;			/* nbuf buffers of max_io_size */
+	uint8_t **free_bufs;
+	uint32_t nfree;
+	uint32_t nbuf;
+	TAILQ_HEAD(, nvmf_rdma_req) pending;	/* waiting for a data buffer */
+	TAILQ_HEAD(, nvmf_rdma_qpair) qpairs;
 	struct pv_rtc_poller *poller;
 	struct pv_rtc_poller *ka_poller;
 	volatile int started;		/* 1 running, 2 stopped */
@@ -112,6 +136,7 @@ struct nvmf_rdma_qpair {
 	struct pv_nvmf_qpair nq;	/* first */
 	struct pv_nvmf_rdma *rt;
 	struct nvmf_rdma_group *grp;
+	struct nvmf_rdma_gdev *gd;	/* the group's CQ, SRQ, data MR on the QP's device */
 	struct pv_rdma_cm_id *id;
 	uint32_t qp_num;
 	uint32_t depth;			/* receive buffers (host SQ size) */
@@ -135,12 +160,12 @@ struct nvmf_rdma_qpair {
 
 struct pv_nvmf_rdma {
 	struct pv_nvmf_tgt *tgt;
-	struct pv_nvmf_rdma_opts opts;
+	struct pv_nvmf_rdma_opts opts;	/* listen[] of num_listen: no traddr (not kept) */
 	uint32_t capsule_size;
 	struct pv_rdma_event_channel *ch;
-	struct pv_rdma_cm_id *listen;
-	struct pv_pd *pd;
-	struct pv_device_attr dev_attr;
+	struct pv_rdma_cm_id *listen[PV_NVMF_RDMA_MAX_LISTEN];	/* opts.num_listen */
+	unsigned int num_devs;
+	struct nvmf_rdma_dev devs[PV_NVMF_RDMA_MAX_LISTEN];
 	struct pv_rtc_ctrl_timer *cm_timer;
 	unsigned int next_group;
 	TAILQ_HEAD(, nvmf_rdma_qpair) conns;	/* control thread */
@@ -163,12 +188,12 @@ static const struct pv_nvmf_qpair_ops nvmf_rdma_qpair_ops = {
 /* poll group: data path                                                */
 /* ------------------------------------------------------------------ */
 
-/* the receive completions a QP of @p g may add to its CQ (the SRQ's are
+/* the receive completions a QP on @p gd may add to its CQ (the SRQ's are
  * counted once, by the group) */
 static uint32_t
-nvmf_rdma_qp_recv_cqe(const struct nvmf_rdma_group *g, uint32_t depth)
+nvmf_rdma_qp_recv_cqe(const struct nvmf_rdma_gdev *gd, uint32_t depth)
 {
-	return g->srq != NULL ? 0 : depth + 1;
+	return gd->srq != NULL ? 0 : depth + 1;
 }
 
 /* the receive WR of capsule buffer @p rv (registered with @p lkey) */
@@ -198,23 +223,25 @@ nvmf_rdma_recv_post(struct nvmf_rdma_qpair *tq, struct nvmf_rdma_recv *rv)
 	return pv_post_recv(tq->id->qp, &wr, &bad);
 }
 
-/* a receive buffer back to the group's SRQ (the group's lcore) */
+/* a receive buffer back to the SRQ of @p gd (the group's lcore) */
 static int
-nvmf_rdma_srq_post(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv)
+nvmf_rdma_srq_post(const struct pv_nvmf_rdma *rt, struct nvmf_rdma_gdev *gd,
+		   struct nvmf_rdma_recv *rv)
 {
 	struct pv_recv_wr wr, *bad;
 	struct pv_sge sge;
 
-	nvmf_rdma_recv_wr(g->rt, rv, g->srq_mr->lkey, &wr, &sge);
-	return pv_post_srq_recv(g->srq, &wr, &bad);
+	nvmf_rdma_recv_wr(rt, rv, gd->srq_mr->lkey, &wr, &sge);
+	return pv_post_srq_recv(gd->srq, &wr, &bad);
 }
 
-/* a capsule buffer back to the group's SRQ; a failure only costs the
+/* a capsule buffer back to the SRQ of @p gd; a failure only costs the
  * group that buffer (logged) */
 static void
-nvmf_rdma_srq_repost(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv)
+nvmf_rdma_srq_repost(struct nvmf_rdma_group *g, struct nvmf_rdma_gdev *gd,
+		     struct nvmf_rdma_recv *rv)
 {
-	if (nvmf_rdma_srq_post(g, rv) != 0)
+	if (nvmf_rdma_srq_post(g->rt, gd, rv) != 0)
 		NVMF_LOG(ERR, "rdma: group %u: reposting an SRQ receive failed\n", g->idx);
 }
 
@@ -223,8 +250,8 @@ static void
 nvmf_rdma_recv_repost(struct nvmf_rdma_qpair *tq, struct nvmf_rdma_recv *rv)
 {
 	if (rv->tq == NULL) {
-		/* the group's, whatever becomes of this queue pair */
-		nvmf_rdma_srq_repost(tq->grp, rv);
+		/* the SRQ's, whatever becomes of this queue pair */
+		nvmf_rdma_srq_repost(tq->grp, tq->gd, rv);
 		return;
 	}
 	if (!tq->disconnecting && nvmf_rdma_recv_post(tq, rv) != 0)
@@ -299,7 +326,7 @@ nvmf_rdma_seg_wrs(struct nvmf_rdma_req *r, enum pv_wr_opcode op, uint64_t tag,
 		sges[k] = (struct pv_sge){
 			.addr = (uintptr_t)r->buf + off,
 			.length = n,
-			.lkey = r->tq->grp->data_mr->lkey,
+			.lkey = r->tq->gd->data_mr->lkey,	/* the QP's device */
 		};
 		wrs[k] = (struct pv_send_wr){
 			.wr_id = (uintptr_t)r | tag,
@@ -433,25 +460,26 @@ nvmf_rdma_req_done(struct pv_nvmf_req *req)
 	}
 }
 
-/* the queue pair of an SRQ receive: its completion's qp_num (NULL: gone) */
+/* the queue pair of a receive of @p gd's SRQ: its completion's qp_num, a
+ * number of that device (NULL: gone) */
 static struct nvmf_rdma_qpair *
-nvmf_rdma_srq_qpair(struct nvmf_rdma_group *g, uint32_t qp_num)
+nvmf_rdma_srq_qpair(struct nvmf_rdma_group *g, struct nvmf_rdma_gdev *gd, uint32_t qp_num)
 {
-	struct nvmf_rdma_qpair *tq = g->last_tq;
+	struct nvmf_rdma_qpair *tq = gd->last_tq;
 
 	if (likely(tq != NULL && tq->qp_num == qp_num))
 		return tq;
 	TAILQ_FOREACH(tq, &g->qpairs, glink)
-		if (tq->qp_num == qp_num) {
-			g->last_tq = tq;
+		if (tq->gd == gd && tq->qp_num == qp_num) {
+			gd->last_tq = tq;
 			return tq;
 		}
 	return NULL;
 }
 
 static void
-nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
-		      const struct pv_wc *wc)
+nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_gdev *gd,
+		      struct nvmf_rdma_recv *rv, const struct pv_wc *wc)
 {
 	struct nvmf_rdma_qpair *tq = rv->tq;
 	struct nvmf_rdma_req *r;
@@ -461,11 +489,11 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
 		 * the sender's queue pair until its request is done */
 		if (unlikely(wc->status == PV_WC_WR_FLUSH_ERR))
 			return;
-		tq = nvmf_rdma_srq_qpair(g, wc->qp_num);
+		tq = nvmf_rdma_srq_qpair(g, gd, wc->qp_num);
 		if (unlikely(tq == NULL || wc->status != PV_WC_SUCCESS || tq->disconnecting)) {
 			if (tq != NULL && wc->status != PV_WC_SUCCESS)
 				nvmf_rdma_qpair_error(tq, pv_wc_status_str(wc->status));
-			nvmf_rdma_srq_repost(g, rv);
+			nvmf_rdma_srq_repost(g, gd, rv);
 			return;
 		}
 	}
@@ -479,7 +507,7 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
 		/* more commands than the queue's size, or a runt capsule */
 		nvmf_rdma_qpair_error(tq, r == NULL ? "host overran its queue" : "short capsule");
 		if (rv->tq == NULL)
-			nvmf_rdma_srq_repost(g, rv);
+			nvmf_rdma_srq_repost(g, gd, rv);
 		return;
 	}
 	TAILQ_REMOVE(&tq->free_reqs, r, link);
@@ -496,33 +524,26 @@ nvmf_rdma_recv_handle(struct nvmf_rdma_group *g, struct nvmf_rdma_recv *rv,
 		 * holds no receive buffer the group's other queue pairs need.
 		 */
 		r->recv = NULL;
-		nvmf_rdma_srq_repost(g, rv);
+		nvmf_rdma_srq_repost(g, gd, rv);
 	}
 	pv_nvmf_req_submit(&r->req);
 }
 
-
+/* one burst of the CQ of @p gd: completions handled, or < 0 (poll failed) */
 static int
-nvmf_rdma_group_poll(void *arg)
+nvmf_rdma_cq_poll(struct nvmf_rdma_group *g, struct nvmf_rdma_gdev *gd)
 {
-	struct nvmf_rdma_group *g = arg;
 	struct pv_wc wc[NVMF_RDMA_CQ_BURST];
 	struct nvmf_rdma_req *r;
 	int n, i;
 
-	n = pv_poll_cq(g->cq, NVMF_RDMA_CQ_BURST, wc);
-	if (unlikely(n < 0)) {
-		/* the namespaces' I/O in flight still completes */
-		if (g->rt->tgt->num_poll_ns != 0)
-			pv_nvmf_tgt_ns_poll(g->rt->tgt);
-		return -EIO;
-	}
+	n = pv_poll_cq(gd->cq, NVMF_RDMA_CQ_BURST, wc);
 	for (i = 0; i < n; i++) {
 		void *p = (void *)(uintptr_t)(wc[i].wr_id & ~NVMF_WRID_MASK);
 
 		switch (wc[i].wr_id & NVMF_WRID_MASK) {
 		case NVMF_WRID_RECV:
-			nvmf_rdma_recv_handle(g, p, &wc[i]);
+			nvmf_rdma_recv_handle(g, gd, p, &wc[i]);
 			break;
 		case NVMF_WRID_READ:
 			r = p;
@@ -559,13 +580,32 @@ nvmf_rdma_group_poll(void *arg)
 			break;
 		}
 	}
+	return n;
+}
+
+static int
+nvmf_rdma_group_poll(void *arg)
+{
+	struct nvmf_rdma_group *g = arg;
+	unsigned int d;
+	bool failed = false;
+	int n = 0, ret;
+
+	for (d = 0; d < g->num_devs; d++) {
+		ret = nvmf_rdma_cq_poll(g, &g->devs[d]);
+		if (unlikely(ret < 0))
+			failed = true;	/* the other devices' CQs still run */
+		else
+			n += ret;
+	}
 	if (unlikely(!TAILQ_EMPTY(&g->pending)))
 		nvmf_rdma_pending_run(g);
 	/* after this pass's commands: their I/O goes to the kernel in one
-	 * submission per file namespace, then completions are reaped */
+	 * submission per file namespace, then completions are reaped; the
+	 * namespaces' I/O in flight completes even when a CQ failed */
 	if (g->rt->tgt->num_poll_ns != 0)
 		n += (int)pv_nvmf_tgt_ns_poll(g->rt->tgt);
-	return n;
+	return unlikely(failed) ? -EIO : n;
 }
 
 static int
@@ -644,14 +684,14 @@ nvmf_rdma_qpair_drained(struct nvmf_rdma_qpair *tq)
 			g->free_bufs[g->nfree++] = tq->reqs[i].buf;
 			tq->reqs[i].buf = NULL;
 		}
-		/* a capsule of the group's SRQ still held: back to the SRQ */
+		/* a capsule of the SRQ still held: back to the SRQ */
 		if (tq->reqs[i].recv != NULL && tq->reqs[i].recv->tq == NULL) {
-			nvmf_rdma_srq_repost(g, tq->reqs[i].recv);
+			nvmf_rdma_srq_repost(g, tq->gd, tq->reqs[i].recv);
 			tq->reqs[i].recv = NULL;
 		}
 	}
-	if (g->last_tq == tq)
-		g->last_tq = NULL;
+	if (tq->gd->last_tq == tq)
+		tq->gd->last_tq = NULL;
 	TAILQ_REMOVE(&g->qpairs, tq, glink);
 	g->st.qpairs--;
 	if (pv_rtc_ctrl_call(nvmf_rdma_ctrl_free, tq, 0) != 0)
@@ -683,7 +723,7 @@ nvmf_rdma_group_teardown(void *arg)
 	 * flush (the QP is in ERR: nothing more arrives), and the SRQ's
 	 * buffers stay posted for the other queue pairs.
 	 */
-	if (tq->grp->srq != NULL || pv_post_recv(tq->id->qp, &rwr, &rbad) != 0)
+	if (tq->gd->srq != NULL || pv_post_recv(tq->id->qp, &rwr, &rbad) != 0)
 		tq->drains++;
 	if (pv_post_send(tq->id->qp, &swr, &sbad) != 0)
 		tq->drains++;
@@ -743,7 +783,7 @@ nvmf_rdma_ctrl_free(void *arg)
 	struct pv_nvmf_rdma *rt = tq->rt;
 
 	TAILQ_REMOVE(&rt->conns, tq, clink);
-	tq->grp->cq_used -= tq->send_wr + nvmf_rdma_qp_recv_cqe(tq->grp, tq->depth);
+	tq->gd->cq_used -= tq->send_wr + nvmf_rdma_qp_recv_cqe(tq->gd, tq->depth);
 	nvmf_rdma_qpair_release(tq);
 	/* after the QP is gone: pv_nvmf_rdma_destroy() then frees its CQ and SRQ */
 	__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
@@ -759,6 +799,18 @@ nvmf_rdma_reject(struct pv_rdma_cm_id *id, uint16_t sts)
 	pv_rdma_destroy_id(id);
 }
 
+/* the index in rt->devs of device @p ctx; rt->num_devs when it is none of them */
+static unsigned int
+nvmf_rdma_dev_idx(const struct pv_nvmf_rdma *rt, const struct pv_context *ctx)
+{
+	unsigned int d;
+
+	for (d = 0; d < rt->num_devs; d++)
+		if (rt->devs[d].ctx == ctx)
+			break;
+	return d;
+}
+
 static void
 nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 {
@@ -767,11 +819,14 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 	struct pv_nvmf_rdma_cm_req creq;
 	struct pv_nvmf_rdma_cm_accept acc;
 	struct pv_rdma_conn_param param;
+	const struct pv_device_attr *da;
 	struct pv_qp_init_attr qa;
 	struct nvmf_rdma_group *g;
+	struct nvmf_rdma_gdev *gd;
 	struct nvmf_rdma_qpair *tq;
 	uint32_t i, depth, rsp_off;
 	uint16_t qid, hsqsize, hrqsize;
+	unsigned int d;
 
 	if (ev->param.conn.private_data == NULL ||
 	    ev->param.conn.private_data_len < sizeof(creq))
@@ -789,49 +844,58 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 	if (hrqsize == 0 || hrqsize > o->max_queue_depth)
 		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_INVALID_HRQSIZE);
 	depth = hsqsize + 1u;
+	/* the request came in on the device of one of our listeners */
+	d = nvmf_rdma_dev_idx(rt, id->verbs);
+	if (d == rt->num_devs) {
+		NVMF_LOG(ERR, "rdma: queue %u: request on a device of no listener\n", qid);
+		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_NO_RSC);
+	}
+	da = &rt->devs[d].attr;
 	g = &rt->groups[rt->next_group++ % rt->opts.num_groups];
+	gd = &g->devs[d];
 
 	tq = calloc(1, sizeof(*tq));
 	if (tq == NULL)
 		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_NO_RSC);
 	tq->rt = rt;
 	tq->grp = g;
+	tq->gd = gd;
 	tq->depth = depth;
 	tq->nreqs = 2 * depth;
 	/* per request: a READ chain or WRITEs + SEND; Linux uses one keyed SGL */
-	tq->send_wr = RTE_MIN((uint32_t)rt->dev_attr.max_qp_wr, 3 * tq->nreqs + 1);
+	tq->send_wr = RTE_MIN((uint32_t)da->max_qp_wr, 3 * tq->nreqs + 1);
 	TAILQ_INIT(&tq->free_reqs);
-	if (g->cq_used + tq->send_wr + nvmf_rdma_qp_recv_cqe(g, depth) > NVMF_RDMA_CQE) {
+	if (gd->cq_used + tq->send_wr + nvmf_rdma_qp_recv_cqe(gd, depth) > NVMF_RDMA_CQE) {
 		free(tq);
 		return nvmf_rdma_reject(id, PV_NVMF_RDMA_CM_NO_RSC);
 	}
 	tq->id = id;
 	id->context = tq;
 	memset(&qa, 0, sizeof(qa));
-	qa.send_cq = g->cq;
-	qa.recv_cq = g->cq;
+	qa.send_cq = gd->cq;
+	qa.recv_cq = gd->cq;
 	qa.qp_type = PV_QPT_RC;
 	qa.cap.max_send_wr = tq->send_wr;
 	qa.cap.max_recv_wr = depth + 1;		/* + the drain marker */
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
 	rsp_off = depth * rt->capsule_size;
-	if (g->srq != NULL) {
+	if (gd->srq != NULL) {
 		/* receives from the group's SRQ: this QP owns no capsule buffer */
-		qa.srq = g->srq;
+		qa.srq = gd->srq;
 		qa.cap.max_recv_wr = 0;
 		qa.cap.max_recv_sge = 0;
 		rsp_off = 0;
 	}
 	tq->mem = rte_zmalloc("pv_nvmf_rdma_qp",
 			      rsp_off + tq->nreqs * sizeof(struct pv_nvme_cpl), 64);
-	tq->recvs = calloc(g->srq != NULL ? 1 : depth, sizeof(*tq->recvs));
+	tq->recvs = calloc(gd->srq != NULL ? 1 : depth, sizeof(*tq->recvs));
 	tq->reqs = calloc(tq->nreqs, sizeof(*tq->reqs));
 	if (tq->mem == NULL || tq->recvs == NULL || tq->reqs == NULL)
 		goto err_no_rsc;
-	tq->mr = pv_reg_mr(rt->pd, tq->mem, rsp_off + tq->nreqs * sizeof(struct pv_nvme_cpl),
-			   PV_ACCESS_LOCAL_WRITE);
-	if (tq->mr == NULL || pv_rdma_create_qp(id, rt->pd, &qa) != 0) {
+	tq->mr = pv_reg_mr(gd->dev->pd, tq->mem,
+			   rsp_off + tq->nreqs * sizeof(struct pv_nvme_cpl), PV_ACCESS_LOCAL_WRITE);
+	if (tq->mr == NULL || pv_rdma_create_qp(id, gd->dev->pd, &qa) != 0) {
 		NVMF_LOG(ERR, "rdma: queue %u: MR or QP (%u send, %u recv): %s\n", qid,
 			 qa.cap.max_send_wr, qa.cap.max_recv_wr, strerror(errno));
 		goto err_no_rsc;
@@ -844,7 +908,7 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 		tq->reqs[i].req.qp = &tq->nq;
 		TAILQ_INSERT_TAIL(&tq->free_reqs, &tq->reqs[i], link);
 	}
-	for (i = 0; g->srq == NULL && i < depth; i++) {
+	for (i = 0; gd->srq == NULL && i < depth; i++) {
 		tq->recvs[i].tq = tq;
 		tq->recvs[i].buf = tq->mem + i * rt->capsule_size;
 		if (nvmf_rdma_recv_post(tq, &tq->recvs[i]) != 0)
@@ -866,19 +930,19 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 	 * READ of ours NAKed (invalid request).
 	 */
 	param.initiator_depth = RTE_MIN(ev->param.conn.initiator_depth,
-					(uint8_t)RTE_MIN(rt->dev_attr.max_qp_init_rd_atom, 255));
+					(uint8_t)RTE_MIN(da->max_qp_init_rd_atom, 255));
 	param.responder_resources = RTE_MIN(ev->param.conn.responder_resources,
-					    (uint8_t)RTE_MIN(rt->dev_attr.max_qp_rd_atom, 255));
+					    (uint8_t)RTE_MIN(da->max_qp_rd_atom, 255));
 	param.rnr_retry_count = 7;
 	/* the group knows the queue pair before anything of it can complete */
-	g->cq_used += tq->send_wr + nvmf_rdma_qp_recv_cqe(g, depth);
+	gd->cq_used += tq->send_wr + nvmf_rdma_qp_recv_cqe(gd, depth);
 	TAILQ_INSERT_TAIL(&rt->conns, tq, clink);
 	__atomic_fetch_add(&rt->nconns, 1, __ATOMIC_RELEASE);
 	if (pv_rtc_msg_send(g->lcore, nvmf_rdma_group_add, tq) != 0) {
 		NVMF_LOG(ERR, "rdma: cannot hand queue %u to group %u\n", qid, g->idx);
 		TAILQ_REMOVE(&rt->conns, tq, clink);
 		__atomic_fetch_sub(&rt->nconns, 1, __ATOMIC_RELEASE);
-		g->cq_used -= tq->send_wr + nvmf_rdma_qp_recv_cqe(g, depth);
+		gd->cq_used -= tq->send_wr + nvmf_rdma_qp_recv_cqe(gd, depth);
 		goto err_no_rsc;
 	}
 	if (pv_rdma_accept(id, &param) != 0) {
@@ -888,7 +952,8 @@ nvmf_rdma_connect_request(struct pv_nvmf_rdma *rt, struct pv_rdma_cm_event *ev)
 		pv_rtc_msg_send(g->lcore, nvmf_rdma_group_teardown, tq);
 		return;
 	}
-	NVMF_LOG(INFO, "rdma: queue %u (%u entries) accepted on group %u\n", qid, depth, g->idx);
+	NVMF_LOG(INFO, "rdma: queue %u (%u entries) accepted on group %u, device %s\n", qid,
+		 depth, g->idx, pv_get_device_name(id->verbs->device));
 	return;
 
 err_no_rsc:
@@ -908,6 +973,17 @@ nvmf_rdma_cm_gone(struct nvmf_rdma_qpair *tq)
 	tq->cm_disconnected = true;
 	if (pv_rtc_msg_send(tq->grp->lcore, nvmf_rdma_group_teardown, tq) != 0)
 		NVMF_LOG(ERR, "rdma: cannot tell group %u of a disconnect\n", tq->grp->idx);
+}
+
+static bool
+nvmf_rdma_is_listen_id(const struct pv_nvmf_rdma *rt, const struct pv_rdma_cm_id *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->opts.num_listen; i++)
+		if (rt->listen[i] == id)
+			return true;
+	return false;
 }
 
 static void
@@ -937,7 +1013,7 @@ nvmf_rdma_cm_poll(void *arg)
 		case PV_RDMA_CM_EVENT_CONNECT_ERROR:
 		case PV_RDMA_CM_EVENT_UNREACHABLE:
 		case PV_RDMA_CM_EVENT_DEVICE_REMOVAL:
-			if (copy.id != rt->listen)
+			if (!nvmf_rdma_is_listen_id(rt, copy.id))
 				nvmf_rdma_cm_gone(copy.id->context);
 			break;
 		default:
@@ -952,45 +1028,73 @@ nvmf_rdma_cm_poll(void *arg)
 /* create / destroy                                                     */
 /* ------------------------------------------------------------------ */
 
-/* use_srq: the group's SRQ and its srq_depth capsule buffers, all posted */
+/* use_srq: the SRQ of @p g on @p gd's device and its srq_depth capsule
+ * buffers, all posted */
 static int
-nvmf_rdma_group_srq_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g)
+nvmf_rdma_gdev_srq_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g,
+			struct nvmf_rdma_gdev *gd)
 {
 	struct pv_srq_init_attr sa = { .srq_context = g };
 	size_t len;
 	uint32_t i;
 
-	g->srq_depth = rt->opts.srq_depth != 0 ? rt->opts.srq_depth : 1024;
-	g->srq_depth = RTE_MIN(g->srq_depth, (uint32_t)rt->dev_attr.max_srq_wr);
-	sa.attr.max_wr = g->srq_depth;
+	gd->srq_depth = rt->opts.srq_depth != 0 ? rt->opts.srq_depth : 1024;
+	gd->srq_depth = RTE_MIN(gd->srq_depth, (uint32_t)gd->dev->attr.max_srq_wr);
+	sa.attr.max_wr = gd->srq_depth;
 	sa.attr.max_sge = 1;
-	len = (size_t)g->srq_depth * rt->capsule_size;
-	g->srq = pv_create_srq(rt->pd, &sa);
-	g->srq_mem = rte_zmalloc_socket("pv_nvmf_rdma_srq", len, 64,
-					(int)rte_lcore_to_socket_id(g->lcore));
-	g->srq_recvs = calloc(g->srq_depth, sizeof(*g->srq_recvs));
-	if (g->srq == NULL || g->srq_mem == NULL || g->srq_recvs == NULL) {
-		NVMF_LOG(ERR, "rdma: group %u: no SRQ of %u receives, or no memory\n", g->idx,
-			 g->srq_depth);
+	len = (size_t)gd->srq_depth * rt->capsule_size;
+	gd->srq = pv_create_srq(gd->dev->pd, &sa);
+	gd->srq_mem = rte_zmalloc_socket("pv_nvmf_rdma_srq", len, 64,
+					 (int)rte_lcore_to_socket_id(g->lcore));
+	gd->srq_recvs = calloc(gd->srq_depth, sizeof(*gd->srq_recvs));
+	if (gd->srq == NULL || gd->srq_mem == NULL || gd->srq_recvs == NULL) {
+		NVMF_LOG(ERR, "rdma: group %u: no SRQ of %u receives on %s, or no memory\n",
+			 g->idx, gd->srq_depth, pv_get_device_name(gd->dev->ctx->device));
 		return -ENOMEM;
 	}
-	g->srq_mr = pv_reg_mr(rt->pd, g->srq_mem, len, PV_ACCESS_LOCAL_WRITE);
-	if (g->srq_mr == NULL)
+	gd->srq_mr = pv_reg_mr(gd->dev->pd, gd->srq_mem, len, PV_ACCESS_LOCAL_WRITE);
+	if (gd->srq_mr == NULL)
 		return -errno;
-	g->cq_used += g->srq_depth;
-	for (i = 0; i < g->srq_depth; i++) {
-		g->srq_recvs[i].tq = NULL;
-		g->srq_recvs[i].buf = g->srq_mem + (size_t)i * rt->capsule_size;
-		if (nvmf_rdma_srq_post(g, &g->srq_recvs[i]) != 0)
+	gd->cq_used += gd->srq_depth;
+	for (i = 0; i < gd->srq_depth; i++) {
+		gd->srq_recvs[i].tq = NULL;
+		gd->srq_recvs[i].buf = gd->srq_mem + (size_t)i * rt->capsule_size;
+		if (nvmf_rdma_srq_post(rt, gd, &gd->srq_recvs[i]) != 0)
 			return -EIO;
 	}
 	return 0;
+}
+
+/* the resources of @p g on device @p dev: CQ, the data buffers' MR, SRQ */
+static int
+nvmf_rdma_gdev_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g,
+		    struct nvmf_rdma_gdev *gd, struct nvmf_rdma_dev *dev)
+{
+	int nvec = dev->ctx->num_comp_vectors;
+	size_t len = (size_t)g->nbuf * rt->tgt->opts.max_io_size;
+
+	gd->dev = dev;
+	/* a device with an engine per completion vector gives each group its own */
+	gd->cq = pv_create_cq(dev->ctx, NVMF_RDMA_CQE, g, NULL,
+			      nvec > 0 ? (int)(g->idx % (unsigned int)nvec) : 0);
+	if (gd->cq == NULL) {
+		NVMF_LOG(ERR, "rdma: group %u: no CQ on %s: %s\n", g->idx,
+			 pv_get_device_name(dev->ctx->device), strerror(errno));
+		return errno != 0 ? -errno : -ENOMEM;
+	}
+	/* the group's one pool of buffers, registered on every device */
+	gd->data_mr = pv_reg_mr(dev->pd, g->data, len, PV_ACCESS_LOCAL_WRITE);
+	if (gd->data_mr == NULL)
+		return -errno;
+	return rt->opts.use_srq ? nvmf_rdma_gdev_srq_init(rt, g, gd) : 0;
 }
 
 static int
 nvmf_rdma_group_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g, unsigned int idx)
 {
 	uint32_t i, bsz = rt->tgt->opts.max_io_size;
+	unsigned int d;
+	int ret;
 
 	g->rt = rt;
 	g->idx = idx;
@@ -999,37 +1103,46 @@ nvmf_rdma_group_init(struct pv_nvmf_rdma *rt, struct nvmf_rdma_group *g, unsigne
 	TAILQ_INIT(&g->pending);
 	TAILQ_INIT(&g->qpairs);
 	g->nbuf = rt->opts.buffers_per_group;
-	g->cq = pv_create_cq(rt->listen->verbs, NVMF_RDMA_CQE, g, NULL, 0);
 	g->data = rte_zmalloc_socket("pv_nvmf_rdma_data", (size_t)g->nbuf * bsz, 4096,
 				     (int)rte_lcore_to_socket_id(g->lcore));
 	g->free_bufs = calloc(g->nbuf, sizeof(*g->free_bufs));
-	if (g->cq == NULL || g->data == NULL || g->free_bufs == NULL) {
-		NVMF_LOG(ERR, "rdma: group %u: no CQ or no memory for %u buffers of %u bytes\n",
+	if (g->data == NULL || g->free_bufs == NULL) {
+		NVMF_LOG(ERR, "rdma: group %u: no memory for %u buffers of %u bytes\n",
 			 idx, g->nbuf, bsz);
 		return -ENOMEM;
 	}
-	g->data_mr = pv_reg_mr(rt->pd, g->data, (size_t)g->nbuf * bsz, PV_ACCESS_LOCAL_WRITE);
-	if (g->data_mr == NULL)
-		return -errno;
 	for (i = 0; i < g->nbuf; i++)
 		g->free_bufs[i] = g->data + (size_t)i * bsz;
 	g->nfree = g->nbuf;
-	return rt->opts.use_srq ? nvmf_rdma_group_srq_init(rt, g) : 0;
+	/* all of them, so that nvmf_rdma_group_fini() undoes a partial one */
+	g->num_devs = rt->num_devs;
+	for (d = 0; d < rt->num_devs; d++) {
+		ret = nvmf_rdma_gdev_init(rt, g, &g->devs[d], &rt->devs[d]);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
 }
 
 static void
 nvmf_rdma_group_fini(struct nvmf_rdma_group *g)
 {
-	if (g->srq != NULL)
-		pv_destroy_srq(g->srq);
-	if (g->srq_mr != NULL)
-		pv_dereg_mr(g->srq_mr);
-	rte_free(g->srq_mem);
-	free(g->srq_recvs);
-	if (g->data_mr != NULL)
-		pv_dereg_mr(g->data_mr);
-	if (g->cq != NULL)
-		pv_destroy_cq(g->cq);
+	struct nvmf_rdma_gdev *gd;
+	unsigned int d;
+
+	for (d = 0; d < g->num_devs; d++) {
+		gd = &g->devs[d];
+		if (gd->srq != NULL)
+			pv_destroy_srq(gd->srq);
+		if (gd->srq_mr != NULL)
+			pv_dereg_mr(gd->srq_mr);
+		rte_free(gd->srq_mem);
+		free(gd->srq_recvs);
+		if (gd->data_mr != NULL)
+			pv_dereg_mr(gd->data_mr);
+		if (gd->cq != NULL)
+			pv_destroy_cq(gd->cq);
+	}
 	rte_free(g->data);
 	free(g->free_bufs);
 }
@@ -1041,10 +1154,11 @@ nvmf_rdma_free(struct pv_nvmf_rdma *rt)
 
 	for (i = 0; i < rt->opts.num_groups; i++)
 		nvmf_rdma_group_fini(&rt->groups[i]);
-	if (rt->pd != NULL)
-		pv_dealloc_pd(rt->pd);
-	if (rt->listen != NULL)
-		pv_rdma_destroy_id(rt->listen);
+	for (i = 0; i < rt->num_devs; i++)
+		pv_dealloc_pd(rt->devs[i].pd);
+	for (i = 0; i < RTE_DIM(rt->listen); i++)
+		if (rt->listen[i] != NULL)
+			pv_rdma_destroy_id(rt->listen[i]);
 	if (rt->ch != NULL)
 		pv_rdma_destroy_event_channel(rt->ch);
 	free(rt);
@@ -1102,19 +1216,103 @@ nvmf_rdma_groups_stop(struct pv_nvmf_rdma *rt, unsigned int n)
 	}
 }
 
+/*
+ * The listeners of @p opts (listen[], or traddr : port when num_listen is 0)
+ * as addresses into @p sins (PV_NVMF_RDMA_MAX_LISTEN entries).
+ * @return their number, or -EINVAL (logged): too many, an address that is
+ *         not IPv4 or is 0.0.0.0, an address and port given twice
+ */
+static int
+nvmf_rdma_opts_listen(const struct pv_nvmf_rdma_opts *opts, struct sockaddr_in *sins)
+{
+	const struct pv_nvmf_rdma_listen one = { .traddr = opts->traddr, .port = opts->port };
+	const struct pv_nvmf_rdma_listen *ls = opts->num_listen != 0 ? opts->listen : &one;
+	unsigned int n = opts->num_listen != 0 ? opts->num_listen : 1;
+	unsigned int i, j;
+
+	if (n > PV_NVMF_RDMA_MAX_LISTEN) {
+		NVMF_LOG(ERR, "rdma: %u listeners: at most %u\n", n, PV_NVMF_RDMA_MAX_LISTEN);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		sins[i] = (struct sockaddr_in){
+			.sin_family = AF_INET,
+			.sin_port = htons(ls[i].port != 0 ? ls[i].port : PV_NVMF_RDMA_PORT),
+		};
+		if (ls[i].traddr == NULL ||
+		    inet_pton(AF_INET, ls[i].traddr, &sins[i].sin_addr) != 1 ||
+		    sins[i].sin_addr.s_addr == INADDR_ANY) {
+			NVMF_LOG(ERR, "rdma: listener %u: traddr must be a device's IPv4 address\n",
+				 i);
+			return -EINVAL;
+		}
+		for (j = 0; j < i; j++)
+			if (sins[j].sin_addr.s_addr == sins[i].sin_addr.s_addr &&
+			    sins[j].sin_port == sins[i].sin_port) {
+				NVMF_LOG(ERR, "rdma: listeners %u and %u are both %s:%u\n", j, i,
+					 ls[i].traddr, ntohs(sins[i].sin_port));
+				return -EINVAL;
+			}
+	}
+	return (int)n;
+}
+
+/* listener @p i: its id bound to @p sin, a PD on its device if it is a new one */
+static int
+nvmf_rdma_listen_init(struct pv_nvmf_rdma *rt, unsigned int i, struct sockaddr_in *sin)
+{
+	char addr[INET_ADDRSTRLEN];
+	struct nvmf_rdma_dev *dev;
+	struct pv_rdma_cm_id *id;
+	int ret;
+
+	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
+	if (pv_rdma_create_id(rt->ch, &rt->listen[i], rt, PV_RDMA_PS_TCP) != 0)
+		return -errno;
+	id = rt->listen[i];
+	if (pv_rdma_bind_addr(id, (struct sockaddr *)sin) != 0) {
+		ret = -errno;
+		NVMF_LOG(ERR, "rdma: bind to %s:%u: %s\n", addr, ntohs(sin->sin_port),
+			 strerror(-ret));
+		return ret;
+	}
+	if (id->verbs == NULL) {
+		NVMF_LOG(ERR, "rdma: no pollverbs device has address %s\n", addr);
+		return -EADDRNOTAVAIL;
+	}
+	NVMF_LOG(INFO, "rdma: listener %u: %s:%u on %s\n", i, addr, ntohs(sin->sin_port),
+		 pv_get_device_name(id->verbs->device));
+	if (nvmf_rdma_dev_idx(rt, id->verbs) < rt->num_devs)
+		return 0;
+	dev = &rt->devs[rt->num_devs];
+	ret = pv_query_device(id->verbs, &dev->attr);
+	if (ret != 0)
+		return -ret;
+	dev->pd = pv_alloc_pd(id->verbs);
+	if (dev->pd == NULL)
+		return -errno;
+	dev->ctx = id->verbs;
+	rt->num_devs++;
+	return 0;
+}
+
 struct pv_nvmf_rdma *
 pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opts)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sins[PV_NVMF_RDMA_MAX_LISTEN];
 	struct pv_nvmf_rdma *rt;
 	unsigned int i, nstart = 0;
-	int ret, fl;
+	int ret, fl, n;
 
-	if (tgt == NULL || opts == NULL || opts->traddr == NULL || opts->num_groups == 0 ||
-	    opts->num_groups > PV_NVMF_RDMA_MAX_GROUPS ||
-	    inet_pton(AF_INET, opts->traddr, &sin.sin_addr) != 1 ||
-	    sin.sin_addr.s_addr == INADDR_ANY) {
-		NVMF_LOG(ERR, "rdma: bad options (traddr must be a device's IPv4 address)\n");
+	if (tgt == NULL || opts == NULL || opts->num_groups == 0 ||
+	    opts->num_groups > PV_NVMF_RDMA_MAX_GROUPS) {
+		NVMF_LOG(ERR, "rdma: bad options (no target, or poll groups not 1..%u)\n",
+			 PV_NVMF_RDMA_MAX_GROUPS);
+		errno = EINVAL;
+		return NULL;
+	}
+	n = nvmf_rdma_opts_listen(opts, sins);
+	if (n < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -1130,40 +1328,32 @@ pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opt
 		return NULL;
 	}
 	rt->tgt = tgt;
+	/* the copy keeps no caller's string: listen[] holds the ports only */
 	rt->opts = *opts;
 	rt->opts.traddr = NULL;
-	if (rt->opts.port == 0)
-		rt->opts.port = PV_NVMF_RDMA_PORT;
+	rt->opts.port = 0;
+	rt->opts.num_listen = (unsigned int)n;
+	for (i = 0; i < (unsigned int)n; i++)
+		rt->opts.listen[i] = (struct pv_nvmf_rdma_listen){
+			.port = ntohs(sins[i].sin_port),
+		};
 	if (rt->opts.buffers_per_group == 0)
 		rt->opts.buffers_per_group = 256;
 	rt->capsule_size = sizeof(struct pv_nvme_cmd) + tgt->opts.in_capsule_data_size;
 	TAILQ_INIT(&rt->conns);
-	sin.sin_port = htons(rt->opts.port);
 	rt->ch = pv_rdma_create_event_channel();
 	if (rt->ch == NULL)
 		goto err;
 	fl = fcntl(rt->ch->fd, F_GETFL);
 	if (fl < 0 || fcntl(rt->ch->fd, F_SETFL, fl | O_NONBLOCK) != 0)
 		goto err;
-	if (pv_rdma_create_id(rt->ch, &rt->listen, rt, PV_RDMA_PS_TCP) != 0)
-		goto err;
-	if (pv_rdma_bind_addr(rt->listen, (struct sockaddr *)&sin) != 0) {
-		NVMF_LOG(ERR, "rdma: bind to %s:%u: %s\n", opts->traddr, rt->opts.port,
-			 strerror(errno));
-		goto err;
+	for (i = 0; i < rt->opts.num_listen; i++) {
+		ret = nvmf_rdma_listen_init(rt, i, &sins[i]);
+		if (ret != 0) {
+			errno = -ret;
+			goto err;
+		}
 	}
-	if (rt->listen->verbs == NULL) {
-		errno = EADDRNOTAVAIL;
-		goto err;
-	}
-	ret = pv_query_device(rt->listen->verbs, &rt->dev_attr);
-	if (ret != 0) {
-		errno = ret;
-		goto err;
-	}
-	rt->pd = pv_alloc_pd(rt->listen->verbs);
-	if (rt->pd == NULL)
-		goto err;
 	for (i = 0; i < rt->opts.num_groups; i++) {
 		ret = nvmf_rdma_group_init(rt, &rt->groups[i], i);
 		if (ret != 0) {
@@ -1171,8 +1361,9 @@ pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opt
 			goto err;
 		}
 	}
-	if (pv_rdma_listen(rt->listen, 128) != 0)
-		goto err;
+	for (i = 0; i < rt->opts.num_listen; i++)
+		if (pv_rdma_listen(rt->listen[i], 128) != 0)
+			goto err;
 	for (nstart = 0; nstart < rt->opts.num_groups; nstart++)
 		if (pv_rtc_msg_send(rt->groups[nstart].lcore, nvmf_rdma_group_start,
 				    &rt->groups[nstart]) != 0) {
@@ -1182,8 +1373,8 @@ pv_nvmf_rdma_create(struct pv_nvmf_tgt *tgt, const struct pv_nvmf_rdma_opts *opt
 	rt->cm_timer = pv_rtc_ctrl_timer_start(nvmf_rdma_cm_poll, rt, NVMF_RDMA_CM_PERIOD_US);
 	if (rt->cm_timer == NULL)
 		goto err;
-	NVMF_LOG(NOTICE, "rdma: listening on %s:%u, %u poll group(s)\n", opts->traddr,
-		 rt->opts.port, rt->opts.num_groups);
+	NVMF_LOG(NOTICE, "rdma: %u listener(s) on %u device(s), %u poll group(s)\n",
+		 rt->opts.num_listen, rt->num_devs, rt->opts.num_groups);
 	return rt;
 err:
 	ret = errno;

@@ -5,10 +5,12 @@
 /**
  * @file
  * The NVMe over Fabrics RDMA transport of a target (NVMe-oF 1.1 RDMA
- * transport binding) on pollverbs: a listener on pv_rdma_cm, the NVMe RDMA
- * private data of its connections, and poll groups, each a poller on one
- * lcore owning one CQ, its queue pairs, a pool of data buffers and
- * (optionally) one SRQ. Capsules arrive in receive buffers of 64 bytes +
+ * transport binding) on pollverbs: listeners on pv_rdma_cm (each an IPv4
+ * address and port; several may share a device), the NVMe RDMA private data
+ * of their connections, and poll groups, each a poller on one lcore owning
+ * its queue pairs, a pool of data buffers and, per device listened on, one
+ * CQ, the pool's MR and (optionally) one SRQ. Capsules arrive in receive
+ * buffers of 64 bytes +
  * the in-capsule data size; keyed SGLs move data with RDMA READ (host to
  * controller) and RDMA WRITE (controller to host); responses go out as
  * SEND, or SEND_WITH_INV when the host asked for its key to be invalidated.
@@ -36,18 +38,34 @@ extern "C" {
 #endif
 
 #define PV_NVMF_RDMA_MAX_GROUPS 16
+#define PV_NVMF_RDMA_MAX_LISTEN 8
 
 struct pv_nvmf_rdma;
 
-/** Options of pv_nvmf_rdma_create(). */
-struct pv_nvmf_rdma_opts {
+/** One listener: where hosts connect (an NVMe-oF port's traddr and trsvcid). */
+struct pv_nvmf_rdma_listen {
 	const char *traddr;		/* IPv4 address of a pollverbs device (not 0.0.0.0) */
 	uint16_t port;			/* 0: 4420 */
+};
+
+/**
+ * Options of pv_nvmf_rdma_create(). The listeners are listen[0 ..
+ * num_listen - 1]; with num_listen 0, the one listener traddr : port (the
+ * layout before several listeners). No two may have the same address and
+ * port; any number may share a device (an address, or two addresses of
+ * one device).
+ */
+struct pv_nvmf_rdma_opts {
+	const char *traddr;		/* num_listen 0: the only listener's address */
+	uint16_t port;			/* num_listen 0: its port; 0: 4420 */
 	unsigned int num_groups;	/* poll groups, 1 .. PV_NVMF_RDMA_MAX_GROUPS */
 	unsigned int lcores[PV_NVMF_RDMA_MAX_GROUPS];	/* the lcore of each group */
 	uint32_t buffers_per_group;	/* data buffers of max_io_size; 0: 256 */
-	bool use_srq;			/* one SRQ per group instead of per-QP receive queues */
-	uint32_t srq_depth;		/* receive buffers of a group's SRQ; 0: 1024 */
+	bool use_srq;			/* one SRQ per group and device instead of per-QP
+					 * receive queues */
+	uint32_t srq_depth;		/* receive buffers of each such SRQ; 0: 1024 */
+	unsigned int num_listen;	/* 0 .. PV_NVMF_RDMA_MAX_LISTEN entries of listen[] */
+	struct pv_nvmf_rdma_listen listen[PV_NVMF_RDMA_MAX_LISTEN];
 };
 
 /** Counters of one poll group (read from any thread; approximate). */
@@ -62,13 +80,24 @@ struct pv_nvmf_rdma_group_stats {
 };
 
 /**
- * Listen on @p opts->traddr : @p opts->port for @p tgt and start the poll
- * groups: each registers its poller on its lcore when that lcore's loop
- * handles the start message (so the lcores must run pv_rtc_loop_run()).
+ * Listen on each of @p opts' listeners for @p tgt (one pv_rdma_cm id each,
+ * on one event channel) and start the poll groups: each registers its
+ * poller on its lcore when that lcore's loop handles the start message (so
+ * the lcores must run pv_rtc_loop_run()). Each device listened on gets one
+ * PD; each poll group gets, on each such device, a CQ of comp_vector
+ * (group index % the device's num_comp_vectors), an MR of the group's data
+ * buffers and, with use_srq, an SRQ. A connection takes its device's
+ * resources of the next poll group in turn.
  *
- * @return The transport, or NULL with errno: EINVAL (options), EADDRNOTAVAIL
- *         (no pollverbs device has that address), EADDRINUSE, ENOMEM, or
- *         what pv_rdma_* / verbs setup failed with.
+ * This does not put the listeners in @p tgt's discovery log page: call
+ * pv_nvmf_tgt_add_listener() for each.
+ *
+ * @param opts  Copied; its strings need not outlive the call.
+ * @return The transport, or NULL with errno: EINVAL (options: no listener,
+ *         more than PV_NVMF_RDMA_MAX_LISTEN, an address that is not IPv4 or
+ *         is 0.0.0.0, two listeners with the same address and port),
+ *         EADDRNOTAVAIL (no pollverbs device has an address), EADDRINUSE,
+ *         ENOMEM, or what pv_rdma_* / verbs setup failed with.
  * Ownership: the caller's; pv_nvmf_rdma_destroy(). @p tgt must outlive it.
  * Thread: any EAL thread but the control thread, after pv_init().
  */
