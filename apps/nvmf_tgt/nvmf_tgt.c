@@ -4,7 +4,7 @@
 
 /*
  * pv-nvmf-tgt: an NVMe over Fabrics RDMA target. Subsystems, namespaces,
- * the listener and the poll groups come from a JSON file (-c); the poll
+ * the listeners and the poll groups come from a JSON file (-c); the poll
  * groups run on the lcores given there (each must be in EAL's -l), the CM
  * on the control thread. Runs until SIGINT / SIGTERM (or -t seconds).
  * Statistics: DPDK telemetry, command /pv_nvmf/poll_groups.
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
 
 #include <jansson.h>
 
@@ -30,6 +31,8 @@
 
 static volatile sig_atomic_t tgt_stop;
 static struct pv_nvmf_rdma *tgt_rdma;
+/* the listeners' addresses: the JSON's strings go with the document */
+static char tgt_traddr[PV_NVMF_RDMA_MAX_LISTEN][INET_ADDRSTRLEN];
 
 static void
 tgt_signal(int sig)
@@ -207,10 +210,59 @@ tgt_add_subsys(struct pv_nvmf_tgt *tgt, json_t *js)
 	return 0;
 }
 
-/* the configuration: target options, subsystems, the listener, poll groups */
+/*
+ * "listeners": 1 .. PV_NVMF_RDMA_MAX_LISTEN objects { "traddr", "trsvcid"
+ * (default "4420") }, no address and port twice; into @p ro (addresses in
+ * tgt_traddr) and @p tgt's discovery log page. 0 or -EINVAL (said why).
+ */
 static int
-tgt_config(const char *path, struct pv_nvmf_tgt **tgt_p, struct pv_nvmf_rdma_opts *ro,
-	   char *traddr, size_t traddr_len)
+tgt_listeners(json_t *jl, struct pv_nvmf_tgt *tgt, struct pv_nvmf_rdma_opts *ro)
+{
+	struct in_addr in[PV_NVMF_RDMA_MAX_LISTEN];
+	const char *a, *p;
+	char *end = NULL, svc[8];
+	size_t i, j, n;
+	long port;
+
+	n = json_array_size(jl);
+	if (!json_is_array(jl) || n == 0 || n > PV_NVMF_RDMA_MAX_LISTEN) {
+		fprintf(stderr, "pv-nvmf-tgt: \"listeners\" must be an array of 1 to %u "
+			"listeners\n", PV_NVMF_RDMA_MAX_LISTEN);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		a = tgt_json_str(json_array_get(jl, i), "traddr", NULL);
+		p = tgt_json_str(json_array_get(jl, i), "trsvcid", "4420");
+		port = p != NULL ? strtol(p, &end, 10) : 0;
+		if (a == NULL || p == NULL || *end != '\0' || port <= 0 || port > 65535 ||
+		    inet_pton(AF_INET, a, &in[i]) != 1) {
+			fprintf(stderr, "pv-nvmf-tgt: listeners[%zu] needs an IPv4 \"traddr\" "
+				"and a \"trsvcid\" of 1..65535\n", i);
+			return -EINVAL;
+		}
+		ro->listen[i].port = (uint16_t)port;
+		for (j = 0; j < i; j++)
+			if (in[j].s_addr == in[i].s_addr && ro->listen[j].port == port) {
+				fprintf(stderr, "pv-nvmf-tgt: listeners[%zu] and listeners[%zu] "
+					"are both %s:%ld\n", j, i, a, port);
+				return -EINVAL;
+			}
+		/* as the discovery log page gives them: canonical, as hosts type them */
+		inet_ntop(AF_INET, &in[i], tgt_traddr[i], sizeof(tgt_traddr[i]));
+		snprintf(svc, sizeof(svc), "%ld", port);
+		ro->listen[i].traddr = tgt_traddr[i];
+		if (pv_nvmf_tgt_add_listener(tgt, tgt_traddr[i], svc) != 0) {
+			fprintf(stderr, "pv-nvmf-tgt: listeners[%zu]: not added\n", i);
+			return -EINVAL;
+		}
+	}
+	ro->num_listen = (unsigned int)n;
+	return 0;
+}
+
+/* the configuration: target options, subsystems, the listeners, poll groups */
+static int
+tgt_config(const char *path, struct pv_nvmf_tgt **tgt_p, struct pv_nvmf_rdma_opts *ro)
 {
 	struct pv_nvmf_tgt_opts to = {
 		.max_io_size = 128 * 1024,
@@ -220,9 +272,8 @@ tgt_config(const char *path, struct pv_nvmf_tgt **tgt_p, struct pv_nvmf_rdma_opt
 		.kas_ms = 1000,
 	};
 	json_error_t err;
-	json_t *root, *jt, *jl, *jg, *jss, *lc;
+	json_t *root, *jt, *jg, *jss, *lc;
 	struct pv_nvmf_tgt *tgt;
-	const char *a, *p;
 	long long v[7];
 	size_t i;
 	int ret = -EINVAL;
@@ -257,20 +308,9 @@ tgt_config(const char *path, struct pv_nvmf_tgt **tgt_p, struct pv_nvmf_rdma_opt
 		fprintf(stderr, "pv-nvmf-tgt: transport options out of range\n");
 		goto out;
 	}
-	jl = json_object_get(root, "listeners");
-	if (json_array_size(jl) != 1) {
-		fprintf(stderr, "pv-nvmf-tgt: exactly one listener is supported\n");
+	ret = tgt_listeners(json_object_get(root, "listeners"), tgt, ro);
+	if (ret != 0)
 		goto err_tgt;
-	}
-	a = tgt_json_str(json_array_get(jl, 0), "traddr", NULL);
-	p = tgt_json_str(json_array_get(jl, 0), "trsvcid", "4420");
-	if (a == NULL || p == NULL || atoi(p) <= 0 || atoi(p) > 65535 ||
-	    pv_nvmf_tgt_add_listener(tgt, a, p) != 0) {
-		fprintf(stderr, "pv-nvmf-tgt: listener needs \"traddr\" and a \"trsvcid\"\n");
-		goto err_tgt;
-	}
-	snprintf(traddr, traddr_len, "%s", a);
-	ro->port = (uint16_t)atoi(p);
 	jg = json_object_get(root, "poll_groups");
 	lc = json_object_get(jg, "lcores");
 	ro->num_groups = 0;
@@ -349,10 +389,9 @@ main(int argc, char **argv)
 	struct pv_nvmf_rdma_opts ro = { 0 };
 	struct pv_nvmf_tgt *tgt = NULL;
 	const char *config = NULL;
-	char traddr[64];
 	double seconds = 0;
 	struct timespec t0, t;
-	unsigned int lc;
+	unsigned int lc, i;
 	int ret, opt;
 
 	ret = pv_init(argc, argv);
@@ -381,14 +420,13 @@ main(int argc, char **argv)
 		pv_cleanup();
 		return 2;
 	}
-	ret = tgt_config(config, &tgt, &ro, traddr, sizeof(traddr));
+	ret = tgt_config(config, &tgt, &ro);
 	if (ret != 0)
 		goto out;
-	ro.traddr = traddr;
 	tgt_rdma = pv_nvmf_rdma_create(tgt, &ro);
 	if (tgt_rdma == NULL) {
-		fprintf(stderr, "pv-nvmf-tgt: transport on %s: %s\n", traddr, strerror(errno));
 		ret = -errno;
+		fprintf(stderr, "pv-nvmf-tgt: transport: %s\n", strerror(-ret));
 		goto out;
 	}
 	rte_telemetry_register_cmd("/pv_nvmf/poll_groups", tgt_telemetry,
@@ -397,8 +435,10 @@ main(int argc, char **argv)
 	signal(SIGTERM, tgt_signal);
 	RTE_LCORE_FOREACH_WORKER(lc)
 		pv_rtc_lcore_launch(lc, tgt_worker, NULL);
-	printf("pv-nvmf-tgt: listening on %s:%u, %u poll group(s)\n", traddr, ro.port,
-	       ro.num_groups);
+	printf("pv-nvmf-tgt: listening on");
+	for (i = 0; i < ro.num_listen; i++)
+		printf(" %s:%u", ro.listen[i].traddr, ro.listen[i].port);
+	printf(", %u poll group(s)\n", ro.num_groups);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned long it = 1; !tgt_stop; it++) {
