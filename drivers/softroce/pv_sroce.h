@@ -95,6 +95,10 @@ struct pv_sroce_stats {
 	 * partition 0xffff (also query_port's bad_pkey_cntr)
 	 */
 	uint64_t rx_drop_pkey;
+	/** frames received by one engine for a QP of another (queues=N), handed over */
+	uint64_t rx_steered;
+	/** dropped: the steering ring of the QP's engine was full */
+	uint64_t rx_drop_steer;
 };
 
 /** Frames held back by fault injection at most, per direction and device. */

@@ -116,18 +116,19 @@ sroce_addr6_is_local(const struct sroce_dev *dev, const uint8_t ip[16])
  * @return the mbuf with *l3_p at the L3 header, NULL (no TX slot or mbuf).
  */
 static struct rte_mbuf *
-sroce_l2_frame(struct sroce_dev *dev, const uint8_t dmac[6], uint16_t ethertype,
+sroce_l2_frame(struct sroce_eng *eng, const uint8_t dmac[6], uint16_t ethertype,
 	       uint32_t l3_len, uint8_t **l3_p)
 {
+	struct sroce_dev *dev = eng->dev;
 	struct rte_mbuf *m;
 	uint8_t *p;
 	uint32_t l3, len;
 
-	if (sroce_tx_space(dev) == 0)
+	if (sroce_tx_space(eng) == 0)
 		return NULL;
 	m = sroce_mbuf_alloc(dev->mp);
 	if (m == NULL) {
-		dev->stats.tx_nombuf++;
+		eng->stats.tx_nombuf++;
 		return NULL;
 	}
 	p = rte_pktmbuf_mtod(m, uint8_t *);
@@ -142,15 +143,16 @@ sroce_l2_frame(struct sroce_dev *dev, const uint8_t dmac[6], uint16_t ethertype,
 
 /* build and queue an ARP frame; @return 0 or -ENOBUFS */
 static int
-sroce_arp_send(struct sroce_dev *dev, uint16_t op, const struct rte_ether_addr *tha,
+sroce_arp_send(struct sroce_eng *eng, uint16_t op, const struct rte_ether_addr *tha,
 	       uint32_t tip)
 {
+	struct sroce_dev *dev = eng->dev;
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	struct rte_arp_hdr *arp;
 	struct rte_mbuf *m;
 	uint8_t *l3;
 
-	m = sroce_l2_frame(dev, op == RTE_ARP_OP_REQUEST ? bcast : tha->addr_bytes,
+	m = sroce_l2_frame(eng, op == RTE_ARP_OP_REQUEST ? bcast : tha->addr_bytes,
 			   RTE_ETHER_TYPE_ARP, sizeof(*arp), &l3);
 	if (m == NULL)
 		return -ENOBUFS;
@@ -167,8 +169,8 @@ sroce_arp_send(struct sroce_dev *dev, uint16_t op, const struct rte_ether_addr *
 	else
 		arp->arp_data.arp_tha = *tha;
 	arp->arp_data.arp_tip = tip;
-	sroce_tx_enqueue(dev, m);
-	dev->stats.arp_tx++;
+	sroce_tx_enqueue(eng, m);
+	eng->stats.arp_tx++;
 	return 0;
 }
 
@@ -204,15 +206,16 @@ sroce_icmp6_csum(const uint8_t *ip6, const uint8_t *icmp, uint32_t len)
  * link-layer address option. @return 0 or -ENOBUFS
  */
 static int
-sroce_ndp_send(struct sroce_dev *dev, uint8_t type, uint8_t flags, const uint8_t dmac[6],
+sroce_ndp_send(struct sroce_eng *eng, uint8_t type, uint8_t flags, const uint8_t dmac[6],
 	       const uint8_t src[16], const uint8_t dst[16], const uint8_t target[16])
 {
+	struct sroce_dev *dev = eng->dev;
 	const uint32_t len = SROCE_ND_MSG_LEN + SROCE_ND_OPT_LL_LEN;
 	struct rte_mbuf *m;
 	uint8_t *ip, *icmp;
 	uint16_t csum;
 
-	m = sroce_l2_frame(dev, dmac, SROCE_ETHERTYPE_IPV6, SROCE_IPV6_HLEN + len, &ip);
+	m = sroce_l2_frame(eng, dmac, SROCE_ETHERTYPE_IPV6, SROCE_IPV6_HLEN + len, &ip);
 	if (m == NULL)
 		return -ENOBUFS;
 	ip[0] = 0x60;
@@ -232,8 +235,8 @@ sroce_ndp_send(struct sroce_dev *dev, uint8_t type, uint8_t flags, const uint8_t
 	csum = sroce_icmp6_csum(ip, icmp, len);
 	icmp[2] = csum >> 8;
 	icmp[3] = csum & 0xff;
-	sroce_tx_enqueue(dev, m);
-	dev->stats.ndp_tx++;
+	sroce_tx_enqueue(eng, m);
+	eng->stats.ndp_tx++;
 	return 0;
 }
 
@@ -241,39 +244,40 @@ sroce_ndp_send(struct sroce_dev *dev, uint8_t type, uint8_t flags, const uint8_t
  * ff02::1:ffXX:XXXX at 33:33:ff:XX:XX:XX (RFC 4291 2.7.1, RFC 2464 7), from
  * our link-local address */
 static int
-sroce_ndp_solicit(struct sroce_dev *dev, const uint8_t target[16])
+sroce_ndp_solicit(struct sroce_eng *eng, const uint8_t target[16])
 {
+	struct sroce_dev *dev = eng->dev;
 	uint8_t dst[16] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
 	uint8_t dmac[6] = { 0x33, 0x33, 0xff };
 
 	memcpy(dst + 13, target + 13, 3);
 	memcpy(dmac + 3, target + 13, 3);
-	return sroce_ndp_send(dev, SROCE_ND_NS, 0, dmac, dev->gid[SROCE_GID_LL].raw, dst,
+	return sroce_ndp_send(eng, SROCE_ND_NS, 0, dmac, dev->gid[SROCE_GID_LL].raw, dst,
 			      target);
 }
 
 /* ask for @p n's MAC once more: an ARP request or a neighbour solicitation */
 static void
-sroce_neigh_probe(struct sroce_dev *dev, const struct sroce_neigh *n)
+sroce_neigh_probe(struct sroce_eng *eng, const struct sroce_neigh *n)
 {
 	uint32_t ip4;
 
 	if (sroce_gid_is_v4(n->ip)) {
 		memcpy(&ip4, n->ip + 12, 4);
-		(void)sroce_arp_send(dev, RTE_ARP_OP_REQUEST, NULL, ip4);
+		(void)sroce_arp_send(eng, RTE_ARP_OP_REQUEST, NULL, ip4);
 	} else {
-		(void)sroce_ndp_solicit(dev, n->ip);
+		(void)sroce_ndp_solicit(eng, n->ip);
 	}
 }
 
 /* Move @p n to @p state, keeping the neigh_pending gauge. */
 static void
-sroce_neigh_state(struct sroce_dev *dev, struct sroce_neigh *n, uint8_t state)
+sroce_neigh_state(struct sroce_eng *eng, struct sroce_neigh *n, uint8_t state)
 {
 	if (n->state == SROCE_NEIGH_INCOMPLETE)
-		dev->stats.neigh_pending--;
+		eng->stats.neigh_pending--;
 	if (state == SROCE_NEIGH_INCOMPLETE)
-		dev->stats.neigh_pending++;
+		eng->stats.neigh_pending++;
 	n->state = state;
 }
 
@@ -287,12 +291,13 @@ sroce_neigh_timer_set(struct sroce_dev *dev, struct sroce_neigh *n, uint64_t due
 
 /* Start (or restart) the resolution of @p n: INCOMPLETE, first request now. */
 static void
-sroce_neigh_resolve(struct sroce_dev *dev, struct sroce_neigh *n, uint64_t now)
+sroce_neigh_resolve(struct sroce_eng *eng, struct sroce_neigh *n, uint64_t now)
 {
-	sroce_neigh_state(dev, n, SROCE_NEIGH_INCOMPLETE);
+	struct sroce_dev *dev = eng->dev;
+	sroce_neigh_state(eng, n, SROCE_NEIGH_INCOMPLETE);
 	n->probes = 1;
 	n->resolve_tsc = now;
-	sroce_neigh_probe(dev, n);
+	sroce_neigh_probe(eng, n);
 	sroce_neigh_timer_set(dev, n, now + sroce_ms_tsc(SROCE_NEIGH_RETRANS_MS));
 }
 
@@ -324,19 +329,28 @@ sroce_neigh_new(struct sroce_dev *dev, const uint8_t ip[16])
 	return n;
 }
 
-/* Patch the destination MAC of the templates of the QPs and AHs to @p n->ip. */
+/*
+ * Patch the destination MAC of the templates to @p n->ip: of the QPs of
+ * @p eng, and of the AHs when the device has one engine. With several, the
+ * other engines' QPs and every AH may be sending from their templates right
+ * now: their frames still reach pv_sroce_neigh_tx(), which patches each
+ * frame and the templates of the sending engine's QPs.
+ */
 static void
-sroce_neigh_templates(struct sroce_dev *dev, const struct sroce_neigh *n)
+sroce_neigh_templates(struct sroce_eng *eng, const struct sroce_neigh *n)
 {
+	struct sroce_dev *dev = eng->dev;
 	struct sroce_ah *ah;
 	uint32_t q;
 
-	for (q = 0; q < dev->nb_qps; q++) {
-		struct sroce_qp *qp = dev->qps[q];
+	for (q = 0; q < eng->nb_qps; q++) {
+		struct sroce_qp *qp = eng->qps[q];
 
 		if (qp->ibqp.qp_type != PV_QPT_UD && memcmp(qp->path.dst, n->ip, 16) == 0)
 			memcpy(qp->hdr, n->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
 	}
+	if (dev->nb_eng > 1)
+		return;
 	TAILQ_FOREACH(ah, &dev->ahs, next)
 		if (memcmp(ah->path.dst, n->ip, 16) == 0)
 			memcpy(ah->hdr, n->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
@@ -344,50 +358,52 @@ sroce_neigh_templates(struct sroce_dev *dev, const struct sroce_neigh *n)
 
 /* @p n answered with @p mac: REACHABLE, templates patched, queued frames out. */
 static void
-sroce_neigh_confirm(struct sroce_dev *dev, struct sroce_neigh *n,
+sroce_neigh_confirm(struct sroce_eng *eng, struct sroce_neigh *n,
 		    const struct rte_ether_addr *mac, uint64_t now)
 {
+	struct sroce_dev *dev = eng->dev;
 	uint32_t i;
 
 	if (n->state != SROCE_NEIGH_REACHABLE && n->state != SROCE_NEIGH_STALE)
-		dev->stats.neigh_resolved++;
+		eng->stats.neigh_resolved++;
 	if (!rte_is_same_ether_addr(&n->mac, mac) || n->state == SROCE_NEIGH_INCOMPLETE ||
 	    n->state == SROCE_NEIGH_FAILED) {
 		n->mac = *mac;
-		sroce_neigh_state(dev, n, SROCE_NEIGH_REACHABLE);
-		sroce_neigh_templates(dev, n);
+		sroce_neigh_state(eng, n, SROCE_NEIGH_REACHABLE);
+		sroce_neigh_templates(eng, n);
 	}
-	sroce_neigh_state(dev, n, SROCE_NEIGH_REACHABLE);
+	sroce_neigh_state(eng, n, SROCE_NEIGH_REACHABLE);
 	n->probes = 0;
 	sroce_neigh_timer_set(dev, n, now + rte_get_tsc_hz() * SROCE_NEIGH_REACHABLE_S);
 	for (i = 0; i < n->nq; i++) {
 		struct rte_mbuf *m = n->q[i];
 
-		if (sroce_tx_space(dev) == 0) {
+		if (sroce_tx_space(eng) == 0) {
 			sroce_mbuf_free(m);
-			dev->stats.neigh_drops++;
+			eng->stats.neigh_drops++;
 			continue;
 		}
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-		sroce_tx_enqueue(dev, m);
+		sroce_tx_enqueue(eng, m);
 	}
 	n->nq = 0;
 }
 
 static void
-sroce_neigh_flush_queue(struct sroce_dev *dev, struct sroce_neigh *n)
+sroce_neigh_flush_queue(struct sroce_eng *eng, struct sroce_neigh *n)
 {
 	if (n->nq == 0)
 		return;
 	sroce_mbuf_free_bulk(n->q, n->nq);
-	dev->stats.neigh_drops += n->nq;
+	eng->stats.neigh_drops += n->nq;
 	n->nq = 0;
 }
 
-void
-pv_sroce_neigh_learn(struct sroce_dev *dev, const uint8_t ip[16],
-		     const struct rte_ether_addr *mac)
+/* pv_sroce_neigh_learn() under the neighbour lock */
+static void
+sroce_neigh_learn(struct sroce_eng *eng, const uint8_t ip[16], const struct rte_ether_addr *mac)
 {
+	struct sroce_dev *dev = eng->dev;
 	struct sroce_neigh *n;
 
 	/* our own addresses loop back; a peer claiming one changes nothing */
@@ -399,19 +415,29 @@ pv_sroce_neigh_learn(struct sroce_dev *dev, const uint8_t ip[16],
 		if (n == NULL)
 			return;
 	}
-	sroce_neigh_confirm(dev, n, mac, rte_rdtsc());
+	sroce_neigh_confirm(eng, n, mac, rte_rdtsc());
 }
 
 void
-pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3)
+pv_sroce_neigh_learn(struct sroce_eng *eng, const uint8_t ip[16],
+		     const struct rte_ether_addr *mac)
 {
+	sroce_neigh_lock(eng->dev);
+	sroce_neigh_learn(eng, ip, mac);
+	sroce_neigh_unlock(eng->dev);
+}
+
+void
+pv_sroce_arp_rx(struct sroce_eng *eng, struct rte_mbuf *m, uint32_t l3)
+{
+	struct sroce_dev *dev = eng->dev;
 	const struct rte_arp_hdr *arp;
 	uint8_t sip[16];
 	uint16_t op;
 
-	dev->stats.arp_rx++;
+	eng->stats.arp_rx++;
 	if (m->data_len < l3 + sizeof(*arp)) {
-		dev->stats.rx_drop_other++;
+		eng->stats.rx_drop_other++;
 		return;
 	}
 	arp = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, l3);
@@ -428,9 +454,9 @@ pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3)
 	/* the sender talks to us: remember it (saves its own resolution) */
 	memcpy(sip, sroce_v4map, sizeof(sroce_v4map));
 	memcpy(sip + 12, &arp->arp_data.arp_sip, 4);
-	pv_sroce_neigh_learn(dev, sip, &arp->arp_data.arp_sha);
+	pv_sroce_neigh_learn(eng, sip, &arp->arp_data.arp_sha);
 	if (op == RTE_ARP_OP_REQUEST)
-		(void)sroce_arp_send(dev, RTE_ARP_OP_REPLY, &arp->arp_data.arp_sha,
+		(void)sroce_arp_send(eng, RTE_ARP_OP_REPLY, &arp->arp_data.arp_sha,
 				     arp->arp_data.arp_sip);
 }
 
@@ -463,8 +489,9 @@ sroce_ndp_opt_ll(const uint8_t *opt, uint32_t len, uint8_t type, struct rte_ethe
 }
 
 void
-pv_sroce_ndp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3)
+pv_sroce_ndp_rx(struct sroce_eng *eng, struct rte_mbuf *m, uint32_t l3)
 {
+	struct sroce_dev *dev = eng->dev;
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	static const uint8_t unspec[16];
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, l3), *icmp;
@@ -484,7 +511,7 @@ pv_sroce_ndp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3)
 	    ip[7] != SROCE_ND_HOP_LIMIT || icmp[1] != 0 ||
 	    sroce_icmp6_csum(ip, icmp, plen) != 0 || icmp[8] == 0xff)
 		goto drop;
-	dev->stats.ndp_rx++;
+	eng->stats.ndp_rx++;
 	has_ll = sroce_ndp_opt_ll(icmp + SROCE_ND_MSG_LEN, plen - SROCE_ND_MSG_LEN,
 				  icmp[0] == SROCE_ND_NS ? SROCE_ND_OPT_SLLA : SROCE_ND_OPT_TLLA,
 				  &ll);
@@ -496,7 +523,7 @@ pv_sroce_ndp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3)
 		/* the target's MAC: its option, else the frame's source */
 		if (has_ll != 0)
 			memcpy(ll.addr_bytes, rte_pktmbuf_mtod_offset(m, const uint8_t *, 6), 6);
-		pv_sroce_neigh_learn(dev, icmp + 8, &ll);
+		pv_sroce_neigh_learn(eng, icmp + 8, &ll);
 		return;
 	}
 	/* solicitation: answer for our addresses only */
@@ -506,7 +533,7 @@ pv_sroce_ndp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3)
 		/* duplicate address detection (no SLLA allowed): tell all nodes */
 		if (has_ll == 0)
 			goto drop;
-		(void)sroce_ndp_send(dev, SROCE_ND_NA, SROCE_ND_NA_OVERRIDE,
+		(void)sroce_ndp_send(eng, SROCE_ND_NA, SROCE_ND_NA_OVERRIDE,
 				     (const uint8_t[6]){ 0x33, 0x33, 0, 0, 0, 1 }, icmp + 8,
 				     all_nodes, icmp + 8);
 		return;
@@ -514,19 +541,21 @@ pv_sroce_ndp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3)
 	if (has_ll != 0)
 		memcpy(ll.addr_bytes, rte_pktmbuf_mtod_offset(m, const uint8_t *, 6), 6);
 	else
-		pv_sroce_neigh_learn(dev, ip + 8, &ll);	/* RFC 4861 7.2.3 */
-	(void)sroce_ndp_send(dev, SROCE_ND_NA, SROCE_ND_NA_SOLICITED | SROCE_ND_NA_OVERRIDE,
+		pv_sroce_neigh_learn(eng, ip + 8, &ll);	/* RFC 4861 7.2.3 */
+	(void)sroce_ndp_send(eng, SROCE_ND_NA, SROCE_ND_NA_SOLICITED | SROCE_ND_NA_OVERRIDE,
 			     ll.addr_bytes, icmp + 8, ip + 8, icmp + 8);
 	return;
 drop:
-	dev->stats.rx_drop_other++;
+	eng->stats.rx_drop_other++;
 }
 
 int
 pv_sroce_neigh_lookup(struct sroce_dev *dev, const uint8_t ip[16],
 		      struct rte_ether_addr *mac_p)
 {
+	struct sroce_eng *eng = &dev->eng[0];
 	struct sroce_neigh *n;
+	int ret;
 
 	memset(mac_p, 0, sizeof(*mac_p));
 	if (pv_sroce_addr_is_local(dev, ip))
@@ -538,43 +567,46 @@ pv_sroce_neigh_lookup(struct sroce_dev *dev, const uint8_t ip[16],
 		memcpy(&mac_p->addr_bytes[2], ip + 12, 4);
 		return 0;
 	}
+	sroce_neigh_lock(dev);
 	n = sroce_neigh_find(dev, ip);
 	if (n != NULL && (n->state == SROCE_NEIGH_REACHABLE || n->state == SROCE_NEIGH_STALE)) {
 		*mac_p = n->mac;
-		return 0;
+		ret = 0;
+	} else if (n == NULL && (n = sroce_neigh_new(dev, ip)) == NULL) {
+		ret = -ENOSPC;	/* resolved on the first frame instead */
+	} else {
+		if (n->state != SROCE_NEIGH_INCOMPLETE)
+			sroce_neigh_resolve(eng, n, rte_rdtsc());
+		ret = -EAGAIN;
 	}
-	if (n == NULL) {
-		n = sroce_neigh_new(dev, ip);
-		if (n == NULL)
-			return -ENOSPC;	/* resolved on the first frame instead */
-	}
-	if (n->state != SROCE_NEIGH_INCOMPLETE) {
-		sroce_neigh_resolve(dev, n, rte_rdtsc());
-		pv_sroce_tx_flush(dev);	/* the request leaves now, not at the next progress */
-	}
-	return -EAGAIN;
+	sroce_neigh_unlock(dev);
+	if (ret == -EAGAIN)
+		pv_sroce_tx_flush(eng);	/* the request leaves now, not at the next progress */
+	return ret;
 }
 
 /* the loopback ring: received by the next RX pass (sroce_net.c) */
 static void
-sroce_lo_enqueue(struct sroce_dev *dev, struct rte_mbuf *m)
+sroce_lo_enqueue(struct sroce_eng *eng, struct rte_mbuf *m)
 {
-	uint16_t next = (dev->lo_tail + 1) & (SROCE_LO_RING - 1);
+	struct sroce_dev *dev = eng->dev;
+	uint16_t next = (eng->lo_tail + 1) & (SROCE_LO_RING - 1);
 
-	if (next == dev->lo_head) {
-		dev->stats.lo_drops++;
+	if (next == eng->lo_head) {
+		eng->stats.lo_drops++;
 		sroce_mbuf_free(m);
 		return;
 	}
 	/* a well-formed frame to ourselves: from our MAC to our MAC */
 	memcpy(rte_pktmbuf_mtod(m, uint8_t *), dev->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
-	dev->lo_ring[dev->lo_tail] = m;
-	dev->lo_tail = next;
+	eng->lo_ring[eng->lo_tail] = m;
+	eng->lo_tail = next;
 }
 
 void
-pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m)
+pv_sroce_neigh_tx(struct sroce_eng *eng, struct rte_mbuf *m)
 {
+	struct sroce_dev *dev = eng->dev;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct sroce_neigh *n;
 	uint32_t l3 = SROCE_ETH_HLEN;
@@ -590,34 +622,40 @@ pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m)
 		memcpy(ip + 12, p + l3 + 16, 4);
 	}
 	if (pv_sroce_addr_is_local(dev, ip)) {
-		sroce_lo_enqueue(dev, m);
+		sroce_lo_enqueue(eng, m);
 		return;
 	}
+	sroce_neigh_lock(dev);
 	n = sroce_neigh_find(dev, ip);
 	if (n == NULL)
 		n = sroce_neigh_new(dev, ip);
 	if (n == NULL) {
+		sroce_neigh_unlock(dev);
 		sroce_mbuf_free(m);
-		dev->stats.neigh_drops++;
+		eng->stats.neigh_drops++;
 		return;
 	}
 	if (n->state == SROCE_NEIGH_REACHABLE || n->state == SROCE_NEIGH_STALE) {
-		/* resolved since the template was built */
+		/* resolved since the template was built (by another engine, say) */
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), n->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
-		sroce_tx_enqueue(dev, m);
+		if (dev->nb_eng > 1)
+			sroce_neigh_templates(eng, n);
+		sroce_neigh_unlock(dev);
+		sroce_tx_enqueue(eng, m);
 		return;
 	}
 	if (n->state != SROCE_NEIGH_INCOMPLETE)
-		sroce_neigh_resolve(dev, n, rte_rdtsc());
+		sroce_neigh_resolve(eng, n, rte_rdtsc());
 	if (n->nq == SROCE_NEIGH_QLEN) {
 		/* the kernel drops the oldest (__neigh_event_send) */
 		sroce_mbuf_free(n->q[0]);
 		memmove(&n->q[0], &n->q[1], (SROCE_NEIGH_QLEN - 1) * sizeof(n->q[0]));
 		n->nq--;
-		dev->stats.neigh_drops++;
+		eng->stats.neigh_drops++;
 	}
 	n->q[n->nq++] = m;
-	dev->stats.neigh_queued++;
+	eng->stats.neigh_queued++;
+	sroce_neigh_unlock(dev);
 }
 
 static __rte_noinline void
@@ -632,13 +670,15 @@ sroce_neigh_fail_log(struct sroce_dev *dev, const struct sroce_neigh *n)
 }
 
 int
-pv_sroce_neigh_timers(struct sroce_dev *dev, uint64_t now)
+pv_sroce_neigh_timers(struct sroce_eng *eng, uint64_t now)
 {
+	struct sroce_dev *dev = eng->dev;
 	uint64_t retrans = sroce_ms_tsc(SROCE_NEIGH_RETRANS_MS);
 	uint64_t give_up = sroce_ms_tsc(dev->arp_timeout_ms);
 	uint32_t i;
 	int work = 0;
 
+	sroce_neigh_lock(dev);
 	dev->neigh_next_tsc = UINT64_MAX;
 	for (i = 0; i < SROCE_NEIGH_MAX; i++) {
 		struct sroce_neigh *n = &dev->neigh[i];
@@ -653,21 +693,21 @@ pv_sroce_neigh_timers(struct sroce_dev *dev, uint64_t now)
 		switch (n->state) {
 		case SROCE_NEIGH_INCOMPLETE:
 			if (now - n->resolve_tsc >= give_up) {
-				sroce_neigh_state(dev, n, SROCE_NEIGH_FAILED);
-				dev->stats.neigh_failed++;
-				sroce_neigh_flush_queue(dev, n);
+				sroce_neigh_state(eng, n, SROCE_NEIGH_FAILED);
+				eng->stats.neigh_failed++;
+				sroce_neigh_flush_queue(eng, n);
 				sroce_neigh_fail_log(dev, n);
 				continue;
 			}
 			n->probes++;
-			sroce_neigh_probe(dev, n);
+			sroce_neigh_probe(eng, n);
 			sroce_neigh_timer_set(dev, n, now + retrans);
 			break;
 		case SROCE_NEIGH_REACHABLE:
 		case SROCE_NEIGH_STALE:
 			/* aged: keep using the MAC, ask again (a reply makes it REACHABLE) */
-			sroce_neigh_state(dev, n, SROCE_NEIGH_STALE);
-			sroce_neigh_probe(dev, n);
+			sroce_neigh_state(eng, n, SROCE_NEIGH_STALE);
+			sroce_neigh_probe(eng, n);
 			sroce_neigh_timer_set(dev, n, now + rte_get_tsc_hz() *
 						      SROCE_NEIGH_REACHABLE_S);
 			break;
@@ -675,6 +715,7 @@ pv_sroce_neigh_timers(struct sroce_dev *dev, uint64_t now)
 			break;
 		}
 	}
+	sroce_neigh_unlock(dev);
 	return work;
 }
 
@@ -683,10 +724,16 @@ pv_sroce_neigh_fini(struct sroce_dev *dev)
 {
 	uint32_t i;
 
+	uint16_t e;
+
 	for (i = 0; i < SROCE_NEIGH_MAX; i++)
-		sroce_neigh_flush_queue(dev, &dev->neigh[i]);
-	while (dev->lo_head != dev->lo_tail) {
-		sroce_mbuf_free(dev->lo_ring[dev->lo_head]);
-		dev->lo_head = (dev->lo_head + 1) & (SROCE_LO_RING - 1);
+		sroce_neigh_flush_queue(&dev->eng[0], &dev->neigh[i]);
+	for (e = 0; e < dev->nb_eng; e++) {
+		struct sroce_eng *eng = &dev->eng[e];
+
+		while (eng->lo_head != eng->lo_tail) {
+			sroce_mbuf_free(eng->lo_ring[eng->lo_head]);
+			eng->lo_head = (eng->lo_head + 1) & (SROCE_LO_RING - 1);
+		}
 	}
 }

@@ -9,7 +9,7 @@
  * long it may sleep (struct pv_rtc_bg_source.sleep_us).
  *
  * Hand-over: an application thread that progresses the device (poll_cq,
- * pv_progress, under the device lock) moves dev->app_seq. While it moves the
+ * pv_progress, under the engine lock) moves its engine's app_seq. While it moves the
  * service keeps away from the lock and looks again after SROCE_BG_HANDOFF_US;
  * once it stood still for a whole look, the service takes the lock with a
  * trylock and runs the engine: busy while there is work and for
@@ -28,6 +28,7 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_ring.h>
 #include <rte_service.h>
 #include <rte_service_component.h>
 
@@ -56,27 +57,29 @@ sroce_bg_us_until(uint64_t due, uint64_t now, uint64_t hz)
 }
 
 /*
- * How long the engine may be left alone, in microseconds: 0 when work is
+ * How long engine @p eng may be left alone, in microseconds: 0 when work is
  * pending, the nearest timer, UINT64_MAX when only a frame can bring work.
- * Under the device lock.
+ * Under the engine lock.
  */
 static uint64_t
-sroce_bg_next_us(const struct sroce_dev *dev)
+sroce_bg_next_us(const struct sroce_eng *eng)
 {
+	const struct sroce_dev *dev = eng->dev;
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz(), next = UINT64_MAX;
 	uint32_t q, i, d;
 
-	/* frames to send, or looped back to receive (loopback needs no RX interrupt) */
-	if (dev->tx_head != dev->tx_tail || dev->lo_head != dev->lo_tail)
+	/* frames to send, looped back or steered to receive (no RX interrupt) */
+	if (eng->tx_head != eng->tx_tail || eng->lo_head != eng->lo_tail ||
+	    (eng->steer != NULL && !rte_ring_empty(eng->steer)))
 		next = SROCE_BG_BUSY_US;
-	if (dev->neigh_next_tsc != UINT64_MAX)
+	if (eng->queue_id == 0 && dev->neigh_next_tsc != UINT64_MAX)
 		next = RTE_MIN(next, sroce_bg_us_until(dev->neigh_next_tsc, now, hz));
 	for (d = 0; d < RTE_DIM(dev->fault_q); d++)
 		for (i = 0; i < dev->fault_q[d].n; i++)
 			next = RTE_MIN(next, sroce_bg_us_until(dev->fault_q[d].held[i].due_tsc,
 							       now, hz));
-	for (q = 0; q < dev->nb_qps; q++) {
-		const struct sroce_qp *qp = dev->qps[q];
+	for (q = 0; q < eng->nb_qps; q++) {
+		const struct sroce_qp *qp = eng->qps[q];
 
 		if (qp->flush_pending || qp->comp.stalled)
 			next = RTE_MIN(next, (uint64_t)SROCE_BG_BUSY_US);
@@ -88,65 +91,82 @@ sroce_bg_next_us(const struct sroce_dev *dev)
 	return next;
 }
 
-/* Idle: how long to sleep, arming the RX interrupt when the port has one. */
+/*
+ * Idle engine @p eng: how long it may sleep, arming the RX interrupt when
+ * the port has one (one engine only: the progress thread sleeps on one
+ * queue).
+ */
 static uint64_t
-sroce_bg_idle(struct sroce_dev *dev)
+sroce_bg_idle(struct sroce_eng *eng)
 {
-	uint64_t next = sroce_bg_next_us(dev), backoff;
+	struct sroce_dev *dev = eng->dev;
+	uint64_t next = sroce_bg_next_us(eng), backoff;
 	uint32_t shift;
 
 	if (next == 0)
 		return 0;
 	/* idle passes: a short sleep each, not a spin on the lock, which an
 	 * application thread polling on this core would find taken */
-	if (++dev->bg_idle < SROCE_BG_YIELD)
+	if (++eng->bg_idle < SROCE_BG_YIELD)
 		return 0;
-	if (dev->bg_idle < SROCE_BG_SPIN)
+	if (eng->bg_idle < SROCE_BG_SPIN)
 		return SROCE_BG_IDLE_SPIN_US;
 	if (dev->bg.intr) {
 		if (!dev->bg_intr_armed &&
 		    rte_eth_dev_rx_intr_enable(dev->port_id, dev->bg.queue_id) == 0)
 			dev->bg_intr_armed = 1;
 		/* a frame that came before the arming raises no interrupt */
-		if (dev->bg_intr_armed && pv_sroce_dev_progress(dev) == 0)
+		if (dev->bg_intr_armed && pv_sroce_eng_progress(eng) == 0)
 			return next;
 	}
-	shift = RTE_MIN(dev->bg_idle - SROCE_BG_SPIN, 7u);
+	shift = RTE_MIN(eng->bg_idle - SROCE_BG_SPIN, 7u);
 	backoff = RTE_MIN((uint64_t)SROCE_BG_BACKOFF_MIN_US << shift,
 			  (uint64_t)SROCE_BG_BACKOFF_MAX_US);
 	return RTE_MIN(next, backoff);
 }
 
-/* The service: one background pass over the device (progress thread). */
-static int32_t
-sroce_bg_run(void *arg)
+/* One background pass over engine @p eng; @return the sleep it allows (us). */
+static uint64_t
+sroce_bg_eng(struct sroce_eng *eng)
 {
-	struct sroce_dev *dev = arg;
-	uint32_t seq = __atomic_load_n(&dev->app_seq, __ATOMIC_RELAXED);
+	struct sroce_dev *dev = eng->dev;
+	uint32_t seq = __atomic_load_n(&eng->app_seq, __ATOMIC_RELAXED);
+	uint64_t sleep_us;
 
-	if (seq != dev->bg_seq) {
-		/* an application thread drives the device: leave it */
-		dev->bg_seq = seq;
-		dev->bg_idle = 0;
-		dev->bg.sleep_us = SROCE_BG_HANDOFF_US;
-		return -EAGAIN;
+	if (seq != eng->bg_seq) {
+		/* an application thread drives the engine: leave it */
+		eng->bg_seq = seq;
+		eng->bg_idle = 0;
+		return SROCE_BG_HANDOFF_US;
 	}
-	if (!pv_rtc_spin_trylock(&dev->lock)) {
-		dev->bg.sleep_us = SROCE_BG_BUSY_US;
-		return -EAGAIN;
-	}
+	if (!pv_rtc_spin_trylock(&eng->lock))
+		return SROCE_BG_BUSY_US;
 	if (dev->bg_intr_armed) {
 		(void)rte_eth_dev_rx_intr_disable(dev->port_id, dev->bg.queue_id);
 		dev->bg_intr_armed = 0;
 	}
-	if (pv_sroce_dev_progress(dev) > 0) {
-		dev->bg_idle = 0;
-		dev->bg.sleep_us = 0;
+	if (pv_sroce_eng_progress(eng) > 0) {
+		eng->bg_idle = 0;
+		sleep_us = 0;
 	} else {
-		dev->bg.sleep_us = sroce_bg_idle(dev);
+		sleep_us = sroce_bg_idle(eng);
 	}
-	pv_rtc_spin_unlock(&dev->lock);
-	return dev->bg.sleep_us == 0 ? 0 : -EAGAIN;
+	pv_rtc_spin_unlock(&eng->lock);
+	return sleep_us;
+}
+
+/* The service: one background pass over the device's engines (progress thread). */
+static int32_t
+sroce_bg_run(void *arg)
+{
+	struct sroce_dev *dev = arg;
+	uint64_t sleep_us = UINT64_MAX;
+	uint16_t e;
+
+	for (e = 0; e < dev->nb_eng; e++)
+		sleep_us = RTE_MIN(sleep_us, sroce_bg_eng(&dev->eng[e]));
+	dev->bg.sleep_us = sleep_us;
+	return sleep_us == 0 ? 0 : -EAGAIN;
 }
 
 int
@@ -154,6 +174,7 @@ pv_sroce_bg_start(struct sroce_dev *dev)
 {
 	struct rte_service_spec spec;
 	uint32_t id;
+	uint16_t e;
 	int ret;
 
 	if (dev->bg_on)
@@ -162,7 +183,7 @@ pv_sroce_bg_start(struct sroce_dev *dev)
 	snprintf(spec.name, sizeof(spec.name), "pv_sroce%d", dev->index);
 	spec.callback = sroce_bg_run;
 	spec.callback_userdata = dev;
-	spec.capabilities = RTE_SERVICE_CAP_MT_SAFE;	/* it serialises on the device lock */
+	spec.capabilities = RTE_SERVICE_CAP_MT_SAFE;	/* it serialises on the engine locks */
 	ret = rte_service_component_register(&spec, &id);
 	if (ret != 0) {
 		SROCE_LOG(ERR, "%s: service register: %s", dev->ibdev.name, rte_strerror(-ret));
@@ -171,8 +192,10 @@ pv_sroce_bg_start(struct sroce_dev *dev)
 	(void)rte_service_component_runstate_set(id, 1);
 	(void)rte_service_set_runstate_mapped_check(id, 0);
 	(void)rte_service_runstate_set(id, 1);
-	dev->bg_seq = __atomic_load_n(&dev->app_seq, __ATOMIC_RELAXED);
-	dev->bg_idle = 0;
+	for (e = 0; e < dev->nb_eng; e++) {
+		dev->eng[e].bg_seq = __atomic_load_n(&dev->eng[e].app_seq, __ATOMIC_RELAXED);
+		dev->eng[e].bg_idle = 0;
+	}
 	dev->bg_intr_armed = 0;
 	dev->bg.service_id = id;
 	dev->bg.port_id = dev->port_id;

@@ -4,9 +4,9 @@
 
 /*
  * Completion queues: a power-of-two ring of pv_wc written by the engine and
- * read by poll_cq, both on the owner thread (app mode) or under the device
- * lock (thread-safe mode: the _mt variants). poll_cq first runs the device's
- * progress so a polling loop drives the whole protocol.
+ * read by poll_cq, both on the owner thread (app mode) or under the lock of
+ * the CQ's engine (thread-safe mode: the _mt variants). poll_cq first runs
+ * that engine's progress so a polling loop drives the whole protocol.
  */
 
 #include <errno.h>
@@ -23,8 +23,8 @@ sroce_cq_poll(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
 	struct sroce_cq *cq = sroce_cq(ibcq);
 	uint32_t n, i;
 
-	sroce_owner_check(cq->dev);
-	pv_sroce_dev_progress(cq->dev);
+	sroce_owner_check(cq->eng);
+	pv_sroce_eng_progress(cq->eng);
 	n = cq->prod - cq->cons;
 	if (n > (uint32_t)num_entries)
 		n = num_entries > 0 ? (uint32_t)num_entries : 0;
@@ -49,25 +49,25 @@ sroce_cq_req_notify(struct pv_cq *ibcq, int solicited_only)
 static int
 sroce_cq_poll_mt(struct pv_cq *ibcq, int num_entries, struct pv_wc *wc)
 {
-	struct sroce_dev *dev = sroce_cq(ibcq)->dev;
+	struct sroce_eng *eng = sroce_cq(ibcq)->eng;
 	int n;
 
-	pv_rtc_spin_lock(&dev->lock);
-	sroce_app_progressed(dev);
+	pv_rtc_spin_lock(&eng->lock);
+	sroce_app_progressed(eng);
 	n = sroce_cq_poll(ibcq, num_entries, wc);
-	pv_rtc_spin_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&eng->lock);
 	return n;
 }
 
 static int
 sroce_cq_req_notify_mt(struct pv_cq *ibcq, int solicited_only)
 {
-	struct sroce_dev *dev = sroce_cq(ibcq)->dev;
+	struct sroce_eng *eng = sroce_cq(ibcq)->eng;
 	int ret;
 
-	pv_rtc_spin_lock(&dev->lock);
+	pv_rtc_spin_lock(&eng->lock);
 	ret = sroce_cq_req_notify(ibcq, solicited_only);
-	pv_rtc_spin_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&eng->lock);
 	return ret;
 }
 
@@ -83,7 +83,7 @@ pv_sroce_cq_event(struct sroce_cq *cq, int solicited)
 
 struct pv_cq *
 pv_sroce_cq_create(struct pv_context *context, int cqe,
-		   struct pv_comp_channel *channel __rte_unused, int comp_vector __rte_unused)
+		   struct pv_comp_channel *channel __rte_unused, int comp_vector)
 {
 	struct sroce_dev *dev = sroce_dev_of(context);
 	struct sroce_cq *cq;
@@ -110,6 +110,8 @@ pv_sroce_cq_create(struct pv_context *context, int cqe,
 		return NULL;
 	}
 	cq->dev = dev;
+	/* as mlx5 maps completion vectors to EQs: vector i, engine i */
+	cq->eng = &dev->eng[(uint32_t)RTE_MAX(comp_vector, 0) % dev->nb_eng];
 	cq->mask = n - 1;
 	cq->ibcq.cqe = (int)n;
 	cq->ibcq.fp_poll_cq = dev->mt ? sroce_cq_poll_mt : sroce_cq_poll;

@@ -41,6 +41,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 #include <rte_string_fns.h>
 
 #include "sroce_priv.h"
@@ -69,6 +70,7 @@ struct sroce_devargs {
 	uint32_t arp_timeout_ms;
 	uint32_t max_qp;
 	uint32_t max_mr;
+	uint32_t queues;	/* engines: RX/TX queue pairs of the port */
 	int progress;		/* enum pv_progress_mode, -1: not given */
 	struct pv_sroce_fault fault;
 	uint8_t ip6[SROCE_MAX_IP6][16];
@@ -208,6 +210,12 @@ sroce_devarg_kv(const char *key, const char *value, void *opaque)
 		if (sroce_parse_u32(value, &a->max_mr) != 0 || a->max_mr == 0 ||
 		    a->max_mr > SROCE_MAX_MR)
 			return -EINVAL;
+	} else if (strcmp(key, "queues") == 0) {
+		if (sroce_parse_u32(value, &a->queues) != 0 || a->queues == 0 ||
+		    a->queues > SROCE_MAX_QUEUES) {
+			SROCE_LOG(ERR, "queues=%s: 1 .. %d", value, SROCE_MAX_QUEUES);
+			return -EINVAL;
+		}
 	} else if (strcmp(key, "seed") == 0) {
 		if (sroce_parse_u32(value, &a->fault.seed) != 0)
 			return -EINVAL;
@@ -315,7 +323,7 @@ sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
 	struct rte_eth_dev_info info;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint16_t nb_rxd = SROCE_NB_RXD, nb_txd = SROCE_NB_TXD;
-	uint16_t mtu;
+	uint16_t mtu, q;
 	int ret;
 
 	ret = rte_eth_dev_info_get(dev->port_id, &info);
@@ -324,7 +332,7 @@ sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
 		return ret;
 	}
 	snprintf(name, sizeof(name), "sroce%d_mp", dev->index);
-	dev->mp = rte_pktmbuf_pool_create(name, SROCE_NB_MBUF, SROCE_MBUF_CACHE, 0,
+	dev->mp = rte_pktmbuf_pool_create(name, SROCE_NB_MBUF * dev->nb_eng, SROCE_MBUF_CACHE, 0,
 					  SROCE_MBUF_DATA, rte_eth_dev_socket_id(dev->port_id));
 	if (dev->mp == NULL) {
 		ret = -rte_errno;
@@ -340,11 +348,27 @@ sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
 	/* RX queue interrupts, for the progress thread to sleep on; a PMD
 	 * without them may refuse the request or accept it and fail later, in
 	 * rte_eth_dev_rx_intr_ctl_q() (pv_rtc_bg_add() then backs off) */
-	conf.intr_conf.rxq = 1;
-	ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
-	if (ret != 0) {
+	/* the progress thread sleeps on one queue's interrupt: one engine only */
+	conf.intr_conf.rxq = dev->nb_eng == 1;
+	if (dev->nb_eng > 1) {
+		if (info.max_rx_queues < dev->nb_eng || info.max_tx_queues < dev->nb_eng) {
+			SROCE_LOG(ERR, "port %s: queues=%u but the port has %u RX and %u TX "
+				  "queues at most", dev->port_name, dev->nb_eng,
+				  info.max_rx_queues, info.max_tx_queues);
+			return -EINVAL;
+		}
+		/* RSS where the PMD has it spreads flows; frames of another
+		 * engine's QP are steered in software either way */
+		if (info.flow_type_rss_offloads & RTE_ETH_RSS_NONFRAG_IPV4_UDP) {
+			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+				(RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP);
+		}
+	}
+	ret = rte_eth_dev_configure(dev->port_id, dev->nb_eng, dev->nb_eng, &conf);
+	if (ret != 0 && conf.intr_conf.rxq) {
 		conf.intr_conf.rxq = 0;
-		ret = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+		ret = rte_eth_dev_configure(dev->port_id, dev->nb_eng, dev->nb_eng, &conf);
 	}
 	dev->bg.intr = conf.intr_conf.rxq;
 	if (ret != 0) {
@@ -354,17 +378,21 @@ sroce_port_setup(struct sroce_dev *dev, const struct sroce_devargs *a)
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(dev->port_id, &nb_rxd, &nb_txd);
 	if (ret != 0)
 		return ret;
-	ret = rte_eth_rx_queue_setup(dev->port_id, 0, nb_rxd, rte_eth_dev_socket_id(dev->port_id),
-				     NULL, dev->mp);
-	if (ret != 0) {
-		SROCE_LOG(ERR, "port %s: rx queue: %s", dev->port_name, rte_strerror(-ret));
-		return ret;
-	}
-	ret = rte_eth_tx_queue_setup(dev->port_id, 0, nb_txd, rte_eth_dev_socket_id(dev->port_id),
-				     NULL);
-	if (ret != 0) {
-		SROCE_LOG(ERR, "port %s: tx queue: %s", dev->port_name, rte_strerror(-ret));
-		return ret;
+	for (q = 0; q < dev->nb_eng; q++) {
+		ret = rte_eth_rx_queue_setup(dev->port_id, q, nb_rxd,
+					     rte_eth_dev_socket_id(dev->port_id), NULL, dev->mp);
+		if (ret != 0) {
+			SROCE_LOG(ERR, "port %s: rx queue %u: %s", dev->port_name, q,
+				  rte_strerror(-ret));
+			return ret;
+		}
+		ret = rte_eth_tx_queue_setup(dev->port_id, q, nb_txd,
+					     rte_eth_dev_socket_id(dev->port_id), NULL);
+		if (ret != 0) {
+			SROCE_LOG(ERR, "port %s: tx queue %u: %s", dev->port_name, q,
+				  rte_strerror(-ret));
+			return ret;
+		}
 	}
 	if (a->mtu != 0) {
 		ret = rte_eth_dev_set_mtu(dev->port_id, a->mtu);
@@ -456,17 +484,19 @@ sroce_pcap_open(struct sroce_dev *dev, const char *path)
 static void
 sroce_stats_log(const struct sroce_dev *dev)
 {
-	const struct pv_sroce_stats *s = &dev->stats;
+	struct pv_sroce_stats st;
+	const struct pv_sroce_stats *s = &st;
 
+	pv_sroce_stats_sum(dev, &st);
 	SROCE_LOG(INFO, "%s: rx %" PRIu64 " tx %" PRIu64 " tx_nombuf %" PRIu64
 		  " drop icrc/hdr/qpn/state/other %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64
 		  "/%" PRIu64 " retransmits %" PRIu64 " timeouts %" PRIu64
 		  " seq_naks tx/rx %" PRIu64 "/%" PRIu64 " rnr_naks tx/rx %" PRIu64 "/%" PRIu64
-		  " dup_reqs %" PRIu64 " acks_tx %" PRIu64,
+		  " dup_reqs %" PRIu64 " acks_tx %" PRIu64 " steered %" PRIu64,
 		  dev->ibdev.name, s->rx_pkts, s->tx_pkts, s->tx_nombuf, s->rx_drop_icrc,
 		  s->rx_drop_hdr, s->rx_drop_qpn, s->rx_drop_state, s->rx_drop_other,
 		  s->retransmits, s->timeouts, s->seq_naks_tx, s->seq_naks_rx, s->rnr_naks_tx,
-		  s->rnr_naks_rx, s->dup_reqs, s->acks_tx);
+		  s->rnr_naks_rx, s->dup_reqs, s->acks_tx, s->rx_steered);
 }
 
 /* ---- link monitor: PV_EVENT_PORT_ACTIVE / PV_EVENT_PORT_ERR ---- */
@@ -697,13 +727,20 @@ static void
 sroce_tx_drain(struct sroce_dev *dev)
 {
 	unsigned int ms;
+	uint64_t tx_pkts = 0;
+	uint16_t e;
 
-	for (ms = 0; dev->tx_head != dev->tx_tail && ms < SROCE_CLOSE_DRAIN_MS; ms++) {
-		pv_sroce_tx_flush(dev);
-		if (dev->tx_head != dev->tx_tail)
-			rte_delay_us_sleep(1000);
+	for (e = 0; e < dev->nb_eng; e++) {
+		struct sroce_eng *eng = &dev->eng[e];
+
+		for (ms = 0; eng->tx_head != eng->tx_tail && ms < SROCE_CLOSE_DRAIN_MS; ms++) {
+			pv_sroce_tx_flush(eng);
+			if (eng->tx_head != eng->tx_tail)
+				rte_delay_us_sleep(1000);
+		}
+		tx_pkts += eng->stats.tx_pkts;
 	}
-	if (dev->stats.tx_pkts != 0)
+	if (tx_pkts != 0)
 		rte_delay_us_sleep(SROCE_CLOSE_LINGER_MS * 1000);
 }
 
@@ -716,19 +753,29 @@ sroce_tx_drain(struct sroce_dev *dev)
 static void
 sroce_dev_free(struct sroce_dev *dev, int close_port)
 {
+	uint16_t e;
 	int ret;
 
-	sroce_stats_log(dev);
+	if (dev->eng != NULL)
+		sroce_stats_log(dev);
 	/* contexts left open at pv_cleanup() */
 	pv_sroce_bg_stop(dev);
 	sroce_link_monitor_stop(dev);
 	pv_sroce_fault_free(dev);
-	pv_sroce_neigh_fini(dev);
-	if (dev->port_started)
+	if (dev->eng != NULL)
+		pv_sroce_neigh_fini(dev);
+	if (dev->port_started && dev->eng != NULL)
 		sroce_tx_drain(dev);
-	while (dev->tx_head != dev->tx_tail) {
-		sroce_mbuf_free(dev->tx_ring[dev->tx_head]);
-		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
+	for (e = 0; dev->eng != NULL && e < dev->nb_eng; e++) {
+		struct sroce_eng *eng = &dev->eng[e];
+		struct rte_mbuf *m;
+
+		while (eng->tx_head != eng->tx_tail) {
+			sroce_mbuf_free(eng->tx_ring[eng->tx_head]);
+			eng->tx_head = (eng->tx_head + 1) & (SROCE_TX_RING - 1);
+		}
+		while (eng->steer != NULL && rte_ring_dequeue(eng->steer, (void **)&m) == 0)
+			sroce_mbuf_free(m);
 	}
 	if (dev->port_started) {
 		ret = rte_eth_dev_stop(dev->port_id);
@@ -753,6 +800,54 @@ sroce_dev_free(struct sroce_dev *dev, int close_port)
 	rte_free(dev);
 }
 
+/*
+ * queues=N > 1: thread-safe mode (each engine is driven under its lock by
+ * whichever thread polls its CQs, the control verbs take them all); fault
+ * injection and capture are one-engine features. @return 0 or -EINVAL
+ */
+static int
+sroce_queues_check(const struct sroce_dev *dev, const struct sroce_devargs *a)
+{
+	static const struct pv_sroce_fault none;
+
+	if (a->queues == 1)
+		return 0;
+	if (a->progress == PV_PROGRESS_APP) {
+		SROCE_LOG(ERR, "%s: queues=%u needs progress=thread_safe", dev->ibdev.name,
+			  a->queues);
+		return -EINVAL;
+	}
+	if (a->pcap[0] != '\0' || memcmp(&a->fault, &none, sizeof(none)) != 0) {
+		SROCE_LOG(ERR, "%s: pcap= and fault injection need queues=1", dev->ibdev.name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* queues=N > 1: each engine's steering ring (frames of its QPs that another
+ * engine received; several producers, one consumer) */
+static int
+sroce_steer_init(struct sroce_dev *dev)
+{
+	char name[RTE_RING_NAMESIZE];
+	uint16_t e;
+
+	if (dev->nb_eng == 1)
+		return 0;
+	for (e = 0; e < dev->nb_eng; e++) {
+		snprintf(name, sizeof(name), "sroce%d_st%u", dev->index, e);
+		dev->eng[e].steer = rte_ring_create(name, SROCE_STEER_RING,
+						    rte_eth_dev_socket_id(dev->port_id),
+						    RING_F_SC_DEQ);
+		if (dev->eng[e].steer == NULL) {
+			SROCE_LOG(ERR, "%s: steering ring: %s", dev->ibdev.name,
+				  rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	return 0;
+}
+
 static int
 sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 {
@@ -767,6 +862,7 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	a.arp_timeout_ms = 3000;
 	a.max_qp = SROCE_MAX_QP;
 	a.max_mr = SROCE_MAX_MR;
+	a.queues = 1;
 	a.vlan = -1;
 	ret = pv_devargs_parse(args, sroce_devarg_kv, &a);
 	if (ret != 0) {
@@ -803,11 +899,18 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 	dev->fault = a.fault;
 	dev->fault_rng = 1;
 	pv_sroce_fault_reset(dev);
-	pv_sroce_tx_hook_update(dev);
 	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "sroce%d", index);
+	dev->nb_eng = (uint16_t)a.queues;
+	ret = sroce_queues_check(dev, &a);
+	if (ret != 0)
+		goto err_free;
 	ret = pv_sroce_tables_init(dev, a.max_qp, a.max_mr);
 	if (ret != 0)
 		goto err_free;
+	ret = sroce_steer_init(dev);
+	if (ret != 0)
+		goto err_free;
+	pv_sroce_tx_hook_update(dev);
 	if (a.has_mac) {
 		dev->mac = a.mac;
 		(void)rte_eth_dev_default_mac_addr_set(port_id, &dev->mac);
@@ -822,8 +925,9 @@ sroce_dev_probe_one(const char *args, int index, struct sroce_dev **dev_p)
 		dev->progress_mode = (enum pv_progress_mode)a.progress;
 	else
 		dev->progress_mode = pv_progress_mode_default();
-	dev->mt = dev->progress_mode == PV_PROGRESS_THREAD_SAFE;
-	rte_spinlock_init(&dev->lock);
+	dev->mt = dev->progress_mode == PV_PROGRESS_THREAD_SAFE || dev->nb_eng > 1;
+	if (dev->nb_eng > 1)
+		dev->progress_mode = PV_PROGRESS_THREAD_SAFE;
 	ret = sroce_port_setup(dev, &a);
 	if (ret != 0)
 		goto err_free;
@@ -932,7 +1036,7 @@ sroce_open_device(struct pv_device *device)
 	ctx->ibctx.device = device;
 	ctx->ibctx.cmd_fd = -1;
 	ctx->ibctx.async_fd = -1;
-	ctx->ibctx.num_comp_vectors = 1;
+	ctx->ibctx.num_comp_vectors = dev->nb_eng;	/* CQ of vector i: engine i */
 	return &ctx->ibctx;
 }
 
@@ -996,6 +1100,7 @@ static int
 sroce_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_attr *attr)
 {
 	struct sroce_dev *dev = sroce_dev_of(context);
+	struct pv_sroce_stats st;
 	struct rte_eth_link link;
 	uint8_t up;
 
@@ -1015,9 +1120,10 @@ sroce_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_at
 	attr->port_cap_flags = PV_PORT_CM_SUP | PV_PORT_IP_BASED_GIDS;
 	attr->max_msg_sz = SROCE_MAX_MSG;
 	/* UD packets dropped for a Q_Key mismatch (32 bits, wraps) */
-	attr->qkey_viol_cntr = (uint32_t)dev->stats.ud_qkey_drops;
+	pv_sroce_stats_sum(dev, &st);
+	attr->qkey_viol_cntr = (uint32_t)st.ud_qkey_drops;
 	/* packets to the GSI QP dropped for their P_Key */
-	attr->bad_pkey_cntr = (uint32_t)dev->stats.rx_drop_pkey;
+	attr->bad_pkey_cntr = (uint32_t)st.rx_drop_pkey;
 	attr->pkey_tbl_len = 1;
 	attr->lid = 0;
 	attr->sm_lid = 0;
@@ -1069,7 +1175,7 @@ pv_sroce_stats_get(struct pv_context *context, struct pv_sroce_stats *stats)
 		return -EINVAL;
 	dev = sroce_dev_of(context);
 	sroce_dev_lock(dev);
-	*stats = dev->stats;
+	pv_sroce_stats_sum(dev, stats);
 	sroce_dev_unlock(dev);
 	return 0;
 }
@@ -1082,6 +1188,8 @@ pv_sroce_fault_set(struct pv_context *context, const struct pv_sroce_fault *faul
 	if (!sroce_is_mine(context) || fault == NULL)
 		return -EINVAL;
 	dev = sroce_dev_of(context);
+	if (dev->nb_eng > 1)
+		return -ENOTSUP;	/* fault injection: queues=1 */
 	sroce_dev_lock(dev);
 	dev->fault = *fault;
 	dev->fault_tx_cnt = 0;
@@ -1109,10 +1217,16 @@ sroce_set_progress_mode(struct pv_context *context, enum pv_progress_mode mode)
 		return EBUSY;
 	}
 	sroce_dev_unlock(dev);
+	if (mode == PV_PROGRESS_APP && dev->nb_eng > 1) {
+		pthread_mutex_unlock(&sroce_open_lock);
+		SROCE_LOG(ERR, "%s: queues=%u: thread-safe mode only", dev->ibdev.name,
+			  dev->nb_eng);
+		return EOPNOTSUPP;
+	}
 	if (mode == PV_PROGRESS_APP) {
 		pv_sroce_bg_stop(dev);
 		dev->mt = 0;
-		dev->owner_set = 0;
+		dev->eng[0].owner_set = 0;
 	} else {
 		dev->mt = 1;
 		if (dev->nb_ctx != 0)

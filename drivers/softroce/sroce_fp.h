@@ -4,7 +4,7 @@
 
 /*
  * softroce fast path: the per-packet inline helpers (queue slots, CQ
- * entries, SGE copies, the device TX ring) and frame construction from the
+ * entries, SGE copies, the engine TX ring) and frame construction from the
  * per-QP header template or a UD address handle. static inline only;
  * objects and prototypes are in sroce_priv.h.
  */
@@ -123,20 +123,20 @@ sroce_srq_take(struct sroce_qp *qp)
 }
 
 
-/** Free TX slots. */
+/** Free TX slots of engine @p eng. */
 static inline uint32_t
-sroce_tx_space(const struct sroce_dev *dev)
+sroce_tx_space(const struct sroce_eng *eng)
 {
-	return SROCE_TX_RING - 1 - (uint16_t)((dev->tx_tail - dev->tx_head) &
+	return SROCE_TX_RING - 1 - (uint16_t)((eng->tx_tail - eng->tx_head) &
 					      (SROCE_TX_RING - 1));
 }
 
-/** Queue @p m for transmission (caller checked sroce_tx_space()). */
+/** Queue @p m for transmission on @p eng (caller checked sroce_tx_space()). */
 static inline void
-sroce_tx_enqueue(struct sroce_dev *dev, struct rte_mbuf *m)
+sroce_tx_enqueue(struct sroce_eng *eng, struct rte_mbuf *m)
 {
-	dev->tx_ring[dev->tx_tail] = m;
-	dev->tx_tail = (dev->tx_tail + 1) & (SROCE_TX_RING - 1);
+	eng->tx_ring[eng->tx_tail] = m;
+	eng->tx_tail = (eng->tx_tail + 1) & (SROCE_TX_RING - 1);
 }
 
 /*
@@ -222,10 +222,10 @@ sroce_put_be32(uint8_t *p, uint32_t v)
 }
 
 static __rte_noinline struct rte_mbuf *
-sroce_frame_nombuf(struct sroce_dev *dev)
+sroce_frame_nombuf(struct sroce_eng *eng)
 {
-	dev->stats.tx_nombuf++;
-	SROCE_DP_LOG(DEBUG, "%s: mbuf pool empty", dev->ibdev.name);
+	eng->stats.tx_nombuf++;
+	SROCE_DP_LOG(DEBUG, "%s: mbuf pool empty", eng->dev->ibdev.name);
 	return NULL;
 }
 
@@ -260,7 +260,7 @@ sroce_frame_open(struct sroce_qp *qp, const struct sroce_ah *ah, uint32_t dqpn, 
 
 	m = sroce_mbuf_alloc(dev->mp);
 	if (unlikely(m == NULL))
-		return sroce_frame_nombuf(dev);
+		return sroce_frame_nombuf(qp->eng);
 	p = rte_pktmbuf_mtod(m, uint8_t *);
 	ip = p + path->l3_off;
 	if (qpf & SROCE_QPF_UD) {
@@ -336,9 +336,9 @@ sroce_frame_start_ud(struct sroce_qp *qp, const struct sroce_ah *ah, uint32_t dq
 				SROCE_QPF_UD);
 }
 
-/** Seal a frame with its ICRC and queue it for the next TX burst. */
+/** Seal a frame with its ICRC and queue it for the next TX burst of @p eng. */
 static inline void
-sroce_frame_send(struct sroce_dev *dev, struct rte_mbuf *m)
+sroce_frame_send(struct sroce_eng *eng, struct rte_mbuf *m)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 
@@ -346,10 +346,10 @@ sroce_frame_send(struct sroce_dev *dev, struct rte_mbuf *m)
 	/* a template built before its neighbour answered (the MAC is not in
 	 * the ICRC): the neighbour layer patches or queues the frame */
 	if (unlikely((p[0] | p[1] | p[2] | p[3] | p[4] | p[5]) == 0)) {
-		pv_sroce_neigh_tx(dev, m);
+		pv_sroce_neigh_tx(eng, m);
 		return;
 	}
-	sroce_tx_enqueue(dev, m);
+	sroce_tx_enqueue(eng, m);
 }
 
 #endif /* PV_DRIVERS_SOFTROCE_SROCE_FP_H */

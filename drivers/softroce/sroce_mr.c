@@ -23,6 +23,7 @@
 
 #include <rte_malloc.h>
 #include <rte_random.h>
+#include <rte_ring.h>
 
 #include "sroce_priv.h"
 
@@ -32,19 +33,39 @@ int
 pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 {
 	uint32_t slots, ndir;
+	uint16_t e;
 
 	if (max_qp == 0 || max_qp > SROCE_MAX_QP || max_mr == 0 || max_mr > SROCE_MAX_MR)
 		return -EINVAL;
+	if (dev->nb_eng == 0)
+		dev->nb_eng = 1;
+	if (dev->nb_eng > SROCE_MAX_QUEUES)
+		return -EINVAL;
 	slots = rte_align32pow2(max_mr + 1);
 	ndir = RTE_MAX(slots >> SROCE_MR_CHUNK_SHIFT, 1u);
-	/* every QP of the table and the GSI QP may be progressed at once */
-	dev->qps = calloc(max_qp + 1, sizeof(*dev->qps));
-	dev->qp_tbl = calloc(max_qp, sizeof(*dev->qp_tbl));
-	dev->mr_dir = calloc(ndir, sizeof(*dev->mr_dir));
-	if (dev->qps == NULL || dev->qp_tbl == NULL || dev->mr_dir == NULL) {
-		pv_sroce_tables_fini(dev);
+	if (posix_memalign((void **)&dev->eng, RTE_CACHE_LINE_SIZE,
+			   dev->nb_eng * sizeof(*dev->eng)) != 0) {
+		dev->eng = NULL;
 		return -ENOMEM;
 	}
+	memset(dev->eng, 0, dev->nb_eng * sizeof(*dev->eng));
+	for (e = 0; e < dev->nb_eng; e++) {
+		struct sroce_eng *eng = &dev->eng[e];
+
+		eng->dev = dev;
+		eng->queue_id = e;
+		rte_spinlock_init(&eng->lock);
+		/* every QP of the table and the GSI QP may be on one engine */
+		eng->qps = calloc(max_qp + 1, sizeof(*eng->qps));
+		if (eng->qps == NULL)
+			goto nomem;
+	}
+	rte_spinlock_init(&dev->neigh_lock);
+	rte_spinlock_init(&dev->mw_lock);
+	dev->qp_tbl = calloc(max_qp, sizeof(*dev->qp_tbl));
+	dev->mr_dir = calloc(ndir, sizeof(*dev->mr_dir));
+	if (dev->qp_tbl == NULL || dev->mr_dir == NULL)
+		goto nomem;
 	dev->max_qp = max_qp;
 	dev->max_mr = max_mr;
 	/* the neighbour table and the AH list start empty */
@@ -64,9 +85,13 @@ pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 	SROCE_LOG(INFO, "%s: %u QPs, %u MRs (%u random key bits): tables of %zu KiB, "
 		  "and %zu KiB per 4096 MRs registered", dev->ibdev.name, max_qp, max_mr,
 		  32 - __builtin_popcount(dev->mr_mask),
-		  (2 * (size_t)max_qp * sizeof(*dev->qps) + ndir * sizeof(*dev->mr_dir)) / 1024,
+		  ((1 + dev->nb_eng) * (size_t)max_qp * sizeof(*dev->qp_tbl) +
+		   ndir * sizeof(*dev->mr_dir)) / 1024,
 		  sizeof(struct sroce_mr_chunk) / 1024);
 	return 0;
+nomem:
+	pv_sroce_tables_fini(dev);
+	return -ENOMEM;
 }
 
 void
@@ -76,10 +101,14 @@ pv_sroce_tables_fini(struct sroce_dev *dev)
 
 	for (i = 0; dev->mr_dir != NULL && i <= dev->mr_mask >> SROCE_MR_CHUNK_SHIFT; i++)
 		free(dev->mr_dir[i]);
-	free(dev->qps);
+	for (i = 0; dev->eng != NULL && i < dev->nb_eng; i++) {
+		free(dev->eng[i].qps);
+		rte_ring_free(dev->eng[i].steer);
+	}
+	free(dev->eng);
+	dev->eng = NULL;
 	free(dev->qp_tbl);
 	free(dev->mr_dir);
-	dev->qps = NULL;
 	dev->qp_tbl = NULL;
 	dev->mr_dir = NULL;
 	dev->max_qp = 0;
@@ -325,8 +354,14 @@ pv_sroce_mr_remote(const struct sroce_dev *dev, const struct sroce_pd *pd, uint3
 {
 	const struct sroce_mr *mr;
 
-	if (unlikely(rkey & SROCE_MW_KEY_BIT))
-		return sroce_mw_remote(dev, pd, qpn, rkey, va, len, access);
+	if (unlikely(rkey & SROCE_MW_KEY_BIT)) {
+		uint8_t *p;
+
+		sroce_mw_lock(dev);
+		p = sroce_mw_remote(dev, pd, qpn, rkey, va, len, access);
+		sroce_mw_unlock(dev);
+		return p;
+	}
 	mr = sroce_mr_lookup(dev, rkey);
 	if (mr == NULL || mr->pd != pd || (mr->access & access) != access ||
 	    !sroce_mr_covers(mr, va, len))
@@ -434,10 +469,10 @@ pv_sroce_mw_ref(const struct pv_mw *ibmw, uint32_t *serial)
 	return (mw->rkey >> 8) & SROCE_MAX_MW;
 }
 
-enum pv_wc_status
-pv_sroce_mw_bind(struct sroce_dev *dev, const struct sroce_pd *qp_pd, uint32_t qpn,
-		 uint32_t mw_idx, uint32_t mw_serial, uint32_t rkey, uint32_t mr_key,
-		 uint64_t addr, uint64_t length, unsigned int access)
+static enum pv_wc_status
+sroce_mw_bind(struct sroce_dev *dev, const struct sroce_pd *qp_pd, uint32_t qpn,
+	      uint32_t mw_idx, uint32_t mw_serial, uint32_t rkey, uint32_t mr_key,
+	      uint64_t addr, uint64_t length, unsigned int access)
 {
 	struct sroce_mw *mw = dev->mw_tbl[mw_idx & SROCE_MAX_MW];
 	struct sroce_mr *mr = NULL;
@@ -481,19 +516,38 @@ pv_sroce_mw_bind(struct sroce_dev *dev, const struct sroce_pd *qp_pd, uint32_t q
 	return PV_WC_SUCCESS;
 }
 
+enum pv_wc_status
+pv_sroce_mw_bind(struct sroce_dev *dev, const struct sroce_pd *qp_pd, uint32_t qpn,
+		 uint32_t mw_idx, uint32_t mw_serial, uint32_t rkey, uint32_t mr_key,
+		 uint64_t addr, uint64_t length, unsigned int access)
+{
+	enum pv_wc_status st;
+
+	sroce_mw_lock(dev);
+	st = sroce_mw_bind(dev, qp_pd, qpn, mw_idx, mw_serial, rkey, mr_key, addr, length,
+			   access);
+	sroce_mw_unlock(dev);
+	return st;
+}
+
 int
 pv_sroce_key_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd, uint32_t qpn,
 			uint32_t rkey)
 {
-	struct sroce_mw *mw = sroce_mw_lookup(dev, rkey);
+	struct sroce_mw *mw;
+	int ret = -EINVAL;
 
+	sroce_mw_lock(dev);
+	mw = sroce_mw_lookup(dev, rkey);
 	/* only a bound type 2 window of this QP and PD; MRs of reg_mr are
 	 * not invalidatable (as rxe: user MRs are not fast-register MRs) */
-	if (mw == NULL || mw->type != PV_MW_TYPE_2 || mw->state != SROCE_MW_VALID ||
-	    mw->pd != pd || mw->qpn != qpn)
-		return -EINVAL;
-	sroce_mw_unbind(mw);
-	return 0;
+	if (mw != NULL && mw->type == PV_MW_TYPE_2 && mw->state == SROCE_MW_VALID &&
+	    mw->pd == pd && mw->qpn == qpn) {
+		sroce_mw_unbind(mw);
+		ret = 0;
+	}
+	sroce_mw_unlock(dev);
+	return ret;
 }
 
 void

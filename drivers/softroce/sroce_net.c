@@ -20,6 +20,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
+#include <rte_ring.h>
 
 #include "sroce_priv.h"
 
@@ -263,7 +264,7 @@ sroce_fault_hold(struct sroce_dev *dev, struct sroce_fault_q *q, struct rte_mbuf
 		 uint64_t due)
 {
 	if (q->n == PV_SROCE_FAULT_HOLD) {
-		dev->stats.fault_hold_full++;
+		dev->eng[0].stats.fault_hold_full++;
 		return 0;
 	}
 	q->held[q->n].m = m;
@@ -289,18 +290,18 @@ sroce_fault_apply(struct sroce_dev *dev, int d, struct rte_mbuf *m, uint64_t now
 		return 0;	/* ARP, not RoCE */
 	if (sroce_fault_chance(q, f->drop_ppm)) {
 		if (d == SROCE_FAULT_TX)
-			dev->stats.tx_drop_fault++;
+			dev->eng[0].stats.tx_drop_fault++;
 		else
-			dev->stats.rx_drop_fault++;
+			dev->eng[0].stats.rx_drop_fault++;
 		sroce_mbuf_free(m);
 		return 1;
 	}
 	if (sroce_fault_chance(q, f->corrupt_ppm)) {
 		sroce_fault_corrupt(q, m, bth, end);
 		if (d == SROCE_FAULT_TX)
-			dev->stats.tx_fault_corrupt++;
+			dev->eng[0].stats.tx_fault_corrupt++;
 		else
-			dev->stats.rx_fault_corrupt++;
+			dev->eng[0].stats.rx_fault_corrupt++;
 	}
 	if (sroce_fault_chance(q, f->dup_ppm)) {
 		struct rte_mbuf *c = rte_pktmbuf_copy(m, dev->mp, 0, UINT32_MAX);
@@ -308,9 +309,9 @@ sroce_fault_apply(struct sroce_dev *dev, int d, struct rte_mbuf *m, uint64_t now
 		if (c != NULL) {
 			if (sroce_fault_hold(dev, q, c, now)) {
 				if (d == SROCE_FAULT_TX)
-					dev->stats.tx_fault_dup++;
+					dev->eng[0].stats.tx_fault_dup++;
 				else
-					dev->stats.rx_fault_dup++;
+					dev->eng[0].stats.rx_fault_dup++;
 			} else {
 				sroce_mbuf_free(c);
 			}
@@ -322,9 +323,9 @@ sroce_fault_apply(struct sroce_dev *dev, int d, struct rte_mbuf *m, uint64_t now
 
 		if (sroce_fault_hold(dev, q, m, due)) {
 			if (d == SROCE_FAULT_TX)
-				dev->stats.tx_fault_held++;
+				dev->eng[0].stats.tx_fault_held++;
 			else
-				dev->stats.rx_fault_held++;
+				dev->eng[0].stats.rx_fault_held++;
 			return 1;
 		}
 	}
@@ -393,83 +394,107 @@ sroce_tx_fault_drop(struct sroce_dev *dev, const struct rte_mbuf *m)
  * compacted in place (nothing of this range was handed to the PMD yet).
  */
 static __rte_noinline void
-sroce_tx_hook(struct sroce_dev *dev)
+sroce_tx_hook(struct sroce_eng *eng)
 {
+	struct sroce_dev *dev = eng->dev;
 	const uint16_t mask = SROCE_TX_RING - 1;
 	struct sroce_fault_q *q = &dev->fault_q[SROCE_FAULT_TX];
-	uint16_t i, w = dev->tx_seen;
+	uint16_t i, w = eng->tx_seen;
 	int faulty = dev->fault.drop_tx_every != 0 || dev->fault.drop_tx_all ||
 		     dev->fault.drop_tx_one_in != 0;
 	uint64_t now = rte_rdtsc();
 
-	for (i = dev->tx_seen; i != dev->tx_tail; i = (i + 1) & mask) {
-		struct rte_mbuf *m = dev->tx_ring[i];
+	for (i = eng->tx_seen; i != eng->tx_tail; i = (i + 1) & mask) {
+		struct rte_mbuf *m = eng->tx_ring[i];
 
 		if (faulty && sroce_tx_fault_drop(dev, m)) {
-			dev->stats.tx_drop_fault++;
+			eng->stats.tx_drop_fault++;
 			sroce_mbuf_free(m);
 			continue;
 		}
 		if (q->on && sroce_fault_apply(dev, SROCE_FAULT_TX, m, now))
 			continue;
-		dev->tx_ring[w] = m;
+		eng->tx_ring[w] = m;
 		w = (w + 1) & mask;
 	}
 	/* held frames now due go behind this pass's, never filtered again */
 	if (q->n != 0) {
-		uint32_t space = SROCE_TX_RING - 1 - ((w - dev->tx_head) & mask);
+		uint32_t space = SROCE_TX_RING - 1 - ((w - eng->tx_head) & mask);
 		struct rte_mbuf *rel[PV_SROCE_FAULT_HOLD];
 		uint32_t k, n = sroce_fault_release(q, now, rel, RTE_MIN(space, RTE_DIM(rel)));
 
 		for (k = 0; k < n; k++) {
-			dev->tx_ring[w] = rel[k];
+			eng->tx_ring[w] = rel[k];
 			w = (w + 1) & mask;
 		}
 	}
-	dev->tx_tail = w;
+	eng->tx_tail = w;
 	if (dev->pcapng != NULL) {
 		/* the queued range may wrap the ring: at most two slices */
-		i = dev->tx_seen;
+		i = eng->tx_seen;
 		while (i != w) {
 			uint16_t end = w > i ? w : SROCE_TX_RING;
 
-			pv_sroce_pcap_burst(dev, &dev->tx_ring[i], end - i,
+			pv_sroce_pcap_burst(dev, &eng->tx_ring[i], end - i,
 					    RTE_PCAPNG_DIRECTION_OUT);
 			i = end & mask;
 		}
 	}
-	dev->tx_seen = w;
+	eng->tx_seen = w;
 }
 
 void
 pv_sroce_tx_hook_update(struct sroce_dev *dev)
 {
+	uint16_t e;
+
 	dev->tx_hook = dev->pcapng != NULL || dev->fault.drop_tx_every != 0 ||
 		       dev->fault.drop_tx_all || dev->fault.drop_tx_one_in != 0 ||
 		       dev->fault_q[SROCE_FAULT_TX].on;
 	/* frames queued before now are not filtered */
-	dev->tx_seen = dev->tx_tail;
+	for (e = 0; e < dev->nb_eng; e++)
+		dev->eng[e].tx_seen = dev->eng[e].tx_tail;
 }
 
 void
-pv_sroce_tx_flush(struct sroce_dev *dev)
+pv_sroce_tx_flush(struct sroce_eng *eng)
 {
+	struct sroce_dev *dev = eng->dev;
+
 	if (unlikely(dev->tx_hook || dev->fault_q[SROCE_FAULT_TX].n != 0) &&
-	    (dev->tx_seen != dev->tx_tail || dev->fault_q[SROCE_FAULT_TX].n != 0))
-		sroce_tx_hook(dev);
-	while (dev->tx_head != dev->tx_tail) {
-		uint16_t end = dev->tx_tail > dev->tx_head ? dev->tx_tail : SROCE_TX_RING;
-		uint16_t n = end - dev->tx_head, sent;
+	    (eng->tx_seen != eng->tx_tail || dev->fault_q[SROCE_FAULT_TX].n != 0))
+		sroce_tx_hook(eng);
+	while (eng->tx_head != eng->tx_tail) {
+		uint16_t end = eng->tx_tail > eng->tx_head ? eng->tx_tail : SROCE_TX_RING;
+		uint16_t n = end - eng->tx_head, sent;
 
 #ifdef __SANITIZE_THREAD__
 		for (sent = 0; sent < n; sent++)
-			sroce_mbuf_tsan_give(dev->tx_ring[dev->tx_head + sent]);
+			sroce_mbuf_tsan_give(eng->tx_ring[eng->tx_head + sent]);
 #endif
-		sent = rte_eth_tx_burst(dev->port_id, 0, &dev->tx_ring[dev->tx_head], n);
-		dev->stats.tx_pkts += sent;
-		dev->tx_head = (dev->tx_head + sent) & (SROCE_TX_RING - 1);
+		sent = rte_eth_tx_burst(dev->port_id, eng->queue_id, &eng->tx_ring[eng->tx_head],
+					n);
+		eng->stats.tx_pkts += sent;
+		eng->tx_head = (eng->tx_head + sent) & (SROCE_TX_RING - 1);
 		if (sent < n)
 			break;	/* the PMD is full: keep the rest for the next pass */
+	}
+}
+
+void
+pv_sroce_stats_sum(const struct sroce_dev *dev, struct pv_sroce_stats *out)
+{
+	uint64_t *o = (uint64_t *)out;
+	size_t i, n = sizeof(*out) / sizeof(uint64_t);
+	uint16_t e;
+
+	RTE_BUILD_BUG_ON(sizeof(*out) % sizeof(uint64_t) != 0);
+	memset(out, 0, sizeof(*out));
+	for (e = 0; e < dev->nb_eng; e++) {
+		const uint64_t *in = (const uint64_t *)&dev->eng[e].stats;
+
+		for (i = 0; i < n; i++)
+			o[i] += in[i];
 	}
 }
 
@@ -479,17 +504,20 @@ pv_sroce_tx_flush(struct sroce_dev *dev)
  * VLAN netdev does not see it. @return non-zero to drop (counted)
  */
 static __rte_noinline int
-sroce_rx_vlan_drop(struct sroce_dev *dev, uint16_t tci, int tagged)
+sroce_rx_vlan_drop(struct sroce_eng *eng, uint16_t tci, int tagged)
 {
+	const struct sroce_dev *dev = eng->dev;
+
 	if (!dev->vlan_on || (tagged ? (tci & 0xfff) == dev->vid : dev->vid == 0))
 		return 0;
-	dev->stats.rx_drop_vlan++;
+	eng->stats.rx_drop_vlan++;
 	return 1;
 }
 
 static __rte_noinline void
-sroce_rx_other(struct sroce_dev *dev, struct rte_mbuf *m)
+sroce_rx_other(struct sroce_eng *eng, struct rte_mbuf *m)
 {
+	const struct sroce_dev *dev = eng->dev;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t l3 = SROCE_ETH_HLEN;
 	uint16_t type;
@@ -508,15 +536,15 @@ sroce_rx_other(struct sroce_dev *dev, struct rte_mbuf *m)
 	if (type != SROCE_ETHERTYPE_ARP && type != SROCE_ETHERTYPE_IPV6)
 		goto drop;
 	if (unlikely(dev->vlan_on) &&
-	    sroce_rx_vlan_drop(dev, tagged ? (uint16_t)(p[14] << 8 | p[15]) : 0, tagged))
+	    sroce_rx_vlan_drop(eng, tagged ? (uint16_t)(p[14] << 8 | p[15]) : 0, tagged))
 		return;
 	if (type == SROCE_ETHERTYPE_ARP)
-		pv_sroce_arp_rx(dev, m, l3);
+		pv_sroce_arp_rx(eng, m, l3);
 	else
-		pv_sroce_ndp_rx(dev, m, l3);
+		pv_sroce_ndp_rx(eng, m, l3);
 	return;
 drop:
-	dev->stats.rx_drop_other++;
+	eng->stats.rx_drop_other++;
 }
 
 /* a RoCEv2 frame not to our IPv4 address: to one of our IPv6 ones? */
@@ -542,7 +570,7 @@ sroce_rx_fault(struct sroce_dev *dev)
 	if (f->drop_rx_all ||
 	    (f->drop_rx_every != 0 && dev->fault_rx_cnt % f->drop_rx_every == 0) ||
 	    (f->drop_rx_one_in != 0 && sroce_fault_one_in(dev, f->drop_rx_one_in))) {
-		dev->stats.rx_drop_fault++;
+		dev->eng[0].stats.rx_drop_fault++;
 		return -1;	/* drop */
 	}
 	if (f->dup_rx_every != 0 && dev->fault_rx_cnt % f->dup_rx_every == 0)
@@ -559,87 +587,111 @@ sroce_rx_faulty(const struct sroce_dev *dev)
 
 /*
  * The destination of @p pkt is no progressed QP of the QPN table (@p qp: the
- * table's entry, NULL or a QP in RESET/INIT). QP 1 is the GSI QP, kept in
- * dev->gsi_qp; as rxe it takes the default partition only (pkey_match()
- * against 0xffff: the low 15 bits all ones). @return the QP to deliver to,
- * or NULL: dropped and counted (unknown QPN, no GSI QP, not ready, P_Key)
+ * table's entry, NULL or a QP in RESET/INIT; or the GSI QP when not in its
+ * engine's list). QP 1 is the GSI QP, kept in dev->gsi_qp; as rxe it takes
+ * the default partition only (pkey_match() against 0xffff: the low 15 bits
+ * all ones). @return the QP to deliver to, or NULL: dropped and counted
+ * (unknown QPN, no GSI QP, not ready, P_Key)
  */
 static __rte_noinline struct sroce_qp *
-sroce_rx_qp_slow(struct sroce_dev *dev, const struct sroce_pkt *pkt, struct sroce_qp *qp)
+sroce_rx_qp_slow(struct sroce_eng *eng, const struct sroce_pkt *pkt, struct sroce_qp *qp)
 {
-	if (qp == NULL && pkt->dqpn == SROCE_GSI_QPN) {
-		qp = dev->gsi_qp;
-		if (qp == NULL) {
-			dev->stats.rx_drop_gsi++;
-			SROCE_DP_LOG(DEBUG, "%s: qp 0x1: no GSI QP", dev->ibdev.name);
-			return NULL;
-		}
-		if (qp->in_list) {
-			if ((pkt->pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff))
-				return qp;
-			dev->stats.rx_drop_pkey++;
-			SROCE_DP_LOG(DEBUG, "%s: qp 0x1: pkey 0x%04x", dev->ibdev.name, pkt->pkey);
-			return NULL;
-		}
+	const struct sroce_dev *dev = eng->dev;
+
+	if (pkt->dqpn == SROCE_GSI_QPN && qp == NULL) {
+		eng->stats.rx_drop_gsi++;
+		SROCE_DP_LOG(DEBUG, "%s: qp 0x1: no GSI QP", dev->ibdev.name);
+		return NULL;
+	}
+	if (qp != NULL && qp->gsi && qp->in_list) {
+		if ((pkt->pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff))
+			return qp;
+		eng->stats.rx_drop_pkey++;
+		SROCE_DP_LOG(DEBUG, "%s: qp 0x1: pkey 0x%04x", dev->ibdev.name, pkt->pkey);
+		return NULL;
 	}
 	/* a QP in RESET or INIT exists but accepts nothing yet */
 	if (qp != NULL)
-		dev->stats.rx_drop_state++;
+		eng->stats.rx_drop_state++;
 	else
-		dev->stats.rx_drop_qpn++;
+		eng->stats.rx_drop_qpn++;
 	SROCE_DP_LOG(DEBUG, "%s: qp 0x%x %s", dev->ibdev.name, pkt->dqpn,
 		     qp != NULL ? "not ready" : "unknown");
 	return NULL;
 }
 
-static inline void
-sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
+/*
+ * A frame for a QP of engine @p to, received by @p eng: onto @p to's
+ * steering ring (its next pass receives it), or dropped and counted when
+ * that is full. @return 1: the frame is no longer the caller's
+ */
+static __rte_noinline int
+sroce_rx_steer(struct sroce_eng *eng, struct sroce_eng *to, struct rte_mbuf *m)
 {
+	sroce_mbuf_tsan_give(m);
+	if (unlikely(rte_ring_mp_enqueue(to->steer, m) != 0)) {
+		eng->stats.rx_drop_steer++;
+		return 0;
+	}
+	eng->stats.rx_steered++;
+	return 1;
+}
+
+/* @return 1 when @p m was handed to another engine (not to be freed) */
+static inline int
+sroce_rx_one(struct sroce_eng *eng, struct rte_mbuf *m)
+{
+	struct sroce_dev *dev = eng->dev;
 	struct sroce_pkt pkt;
 	struct sroce_qp *qp;
 	uint16_t flags;
 	int ret, times = 1;
 
 	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) != 0) {
-		dev->stats.rx_drop_other++;
-		return;
+		eng->stats.rx_drop_other++;
+		return 0;
 	}
 	ret = pv_sroce_pkt_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len,
 				 dev->verify_icrc, &pkt);
 	if (unlikely(ret != 0)) {
 		if (ret == -ENOENT)
-			sroce_rx_other(dev, m);
+			sroce_rx_other(eng, m);
 		else if (ret == -EILSEQ)
-			dev->stats.rx_drop_icrc++;
+			eng->stats.rx_drop_icrc++;
 		else
-			dev->stats.rx_drop_hdr++;
-		return;
+			eng->stats.rx_drop_hdr++;
+		return 0;
 	}
 	if (unlikely(pkt.dip != dev->ip_host) && !sroce_rx_dst_ok(dev, &pkt)) {
-		dev->stats.rx_drop_other++;
-		return;
+		eng->stats.rx_drop_other++;
+		return 0;
 	}
 	/* one test for both: no tag and no vlan= (the common case) */
 	if (unlikely(pkt.vlan_tci != 0 || dev->vlan_on) &&
-	    sroce_rx_vlan_drop(dev, pkt.vlan_tci, pkt.l3_off != SROCE_ETH_HLEN))
-		return;
+	    sroce_rx_vlan_drop(eng, pkt.vlan_tci, pkt.l3_off != SROCE_ETH_HLEN))
+		return 0;
 	qp = sroce_qp_lookup(dev, pkt.dqpn);
-	if (unlikely(qp == NULL || !qp->in_list)) {
-		qp = sroce_rx_qp_slow(dev, &pkt, qp);
+	if (unlikely(qp == NULL) && pkt.dqpn == SROCE_GSI_QPN)
+		qp = dev->gsi_qp;
+	/* the QP's engine is fixed at create: its state is that engine's */
+	if (unlikely(qp != NULL && qp->eng != eng))
+		return sroce_rx_steer(eng, qp->eng, m);
+	if (unlikely(qp == NULL || !qp->in_list || qp->gsi)) {
+		qp = sroce_rx_qp_slow(eng, &pkt, qp);
 		if (qp == NULL)
-			return;
+			return 0;
 	}
 	/* RC opcodes for RC QPs, UC ones for UC QPs (UD: no QP accepts them) */
 	if (unlikely(SROCE_OP_TRANSPORT(pkt.opcode) != qp->transport)) {
-		dev->stats.rx_drop_other++;
-		return;
+		eng->stats.rx_drop_other++;
+		return 0;
 	}
 	if (unlikely(sroce_rx_faulty(dev))) {
 		times = sroce_rx_fault(dev) + 1;
 		if (times == 0)
-			return;
+			return 0;
 	}
-	dev->stats.rx_pkts++;
+	eng->stats.rx_pkts++;
 	flags = pv_sroce_opcode_info[pkt.opcode].flags;
 	while (times-- > 0) {
 		if (flags & SROCE_OPF_REQ)
@@ -647,6 +699,7 @@ sroce_rx_one(struct sroce_dev *dev, struct rte_mbuf *m)
 		else
 			pv_sroce_comp_rx(qp, &pkt);
 	}
+	return 0;
 }
 
 /* RX random faults of a burst: consumed frames become NULL in @p pkts */
@@ -661,18 +714,32 @@ sroce_rx_fault_burst(struct sroce_dev *dev, struct rte_mbuf **pkts, uint16_t n)
 			pkts[i] = NULL;
 }
 
+/* receive a burst; the frames kept (not steered elsewhere) are freed */
+static inline void
+sroce_rx_burst(struct sroce_eng *eng, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && pkts[i + 1] != NULL)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		if (pkts[i] != NULL && sroce_rx_one(eng, pkts[i]))
+			pkts[i] = NULL;
+	}
+	if (n > 0)
+		sroce_mbuf_free_bulk(pkts, n);	/* skips the NULLs */
+}
+
 /* process the received frames held by fault injection that are due */
 static __rte_noinline int
-sroce_rx_held(struct sroce_dev *dev)
+sroce_rx_held(struct sroce_eng *eng)
 {
 	struct rte_mbuf *rel[PV_SROCE_FAULT_HOLD];
-	uint32_t i, n;
+	uint32_t n;
 
-	n = sroce_fault_release(&dev->fault_q[SROCE_FAULT_RX], rte_rdtsc(), rel, RTE_DIM(rel));
-	for (i = 0; i < n; i++)
-		sroce_rx_one(dev, rel[i]);
-	if (n > 0)
-		sroce_mbuf_free_bulk(rel, n);
+	n = sroce_fault_release(&eng->dev->fault_q[SROCE_FAULT_RX], rte_rdtsc(), rel,
+				RTE_DIM(rel));
+	sroce_rx_burst(eng, rel, (uint16_t)n);
 	return n;
 }
 
@@ -684,43 +751,60 @@ sroce_rx_held(struct sroce_dev *dev)
  * next one, so that no pass loops for ever. @return frames received
  */
 static __rte_noinline int
-sroce_lo_rx(struct sroce_dev *dev)
+sroce_lo_rx(struct sroce_eng *eng)
 {
-	uint16_t tail = dev->lo_tail, n = 0;
+	uint16_t tail = eng->lo_tail, n = 0;
 
-	while (dev->lo_head != tail) {
-		struct rte_mbuf *m = dev->lo_ring[dev->lo_head];
+	while (eng->lo_head != tail) {
+		struct rte_mbuf *m = eng->lo_ring[eng->lo_head];
 
-		dev->lo_head = (dev->lo_head + 1) & (SROCE_LO_RING - 1);
-		sroce_rx_one(dev, m);
-		sroce_mbuf_free(m);
+		eng->lo_head = (eng->lo_head + 1) & (SROCE_LO_RING - 1);
+		if (!sroce_rx_one(eng, m))
+			sroce_mbuf_free(m);
 		n++;
 	}
-	dev->stats.lo_pkts += n;
+	eng->stats.lo_pkts += n;
+	return n;
+}
+
+/* the frames other engines received for our QPs */
+static __rte_noinline int
+sroce_steer_rx(struct sroce_eng *eng)
+{
+	struct rte_mbuf *pkts[SROCE_RX_BURST];
+	uint16_t n, i;
+
+	n = (uint16_t)rte_ring_sc_dequeue_burst(eng->steer, (void **)pkts, SROCE_RX_BURST, NULL);
+	for (i = 0; i < n; i++)
+		sroce_mbuf_tsan_take(pkts[i]);
+	sroce_rx_burst(eng, pkts, n);
 	return n;
 }
 
 int
-pv_sroce_dev_progress(struct sroce_dev *dev)
+pv_sroce_eng_progress(struct sroce_eng *eng)
 {
+	struct sroce_dev *dev = eng->dev;
 	struct rte_mbuf *pkts[SROCE_RX_BURST];
-	uint16_t n, i;
+	uint16_t n;
 	uint32_t q;
 	uint64_t now;
 	int work;
 
-	if (unlikely(dev->in_progress))
+	if (unlikely(eng->in_progress))
 		return 0;
-	dev->in_progress = 1;
+	eng->in_progress = 1;
 	if (unlikely(dev->fault_q[SROCE_FAULT_RX].n != 0))
-		work = sroce_rx_held(dev);
+		work = sroce_rx_held(eng);
 	else
 		work = 0;
-	if (unlikely(dev->lo_head != dev->lo_tail))
-		work += sroce_lo_rx(dev);
-	n = rte_eth_rx_burst(dev->port_id, 0, pkts, SROCE_RX_BURST);
+	if (unlikely(eng->lo_head != eng->lo_tail))
+		work += sroce_lo_rx(eng);
+	if (eng->steer != NULL && !rte_ring_empty(eng->steer))
+		work += sroce_steer_rx(eng);
+	n = rte_eth_rx_burst(dev->port_id, eng->queue_id, pkts, SROCE_RX_BURST);
 #ifdef __SANITIZE_THREAD__
-	for (i = 0; i < n; i++)
+	for (uint16_t i = 0; i < n; i++)
 		sroce_mbuf_tsan_take(pkts[i]);
 #endif
 	work += n;
@@ -728,19 +812,12 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 		pv_sroce_pcap_burst(dev, pkts, n, RTE_PCAPNG_DIRECTION_IN);
 	if (unlikely(dev->fault_rx_on) && n > 0)
 		sroce_rx_fault_burst(dev, pkts, n);
-	for (i = 0; i < n; i++) {
-		if (i + 1 < n && pkts[i + 1] != NULL)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		if (pkts[i] != NULL)
-			sroce_rx_one(dev, pkts[i]);
-	}
-	if (n > 0)
-		sroce_mbuf_free_bulk(pkts, n);	/* skips the NULLs of held frames */
+	sroce_rx_burst(eng, pkts, n);
 	now = rte_rdtsc();
-	if (unlikely(now >= dev->neigh_next_tsc))
-		work += pv_sroce_neigh_timers(dev, now);
-	for (q = 0; q < dev->nb_qps; q++) {
-		struct sroce_qp *qp = dev->qps[q];
+	if (unlikely(now >= dev->neigh_next_tsc) && eng->queue_id == 0)
+		work += pv_sroce_neigh_timers(eng, now);
+	for (q = 0; q < eng->nb_qps; q++) {
+		struct sroce_qp *qp = eng->qps[q];
 
 		if (unlikely(qp->flush_pending)) {
 			work += pv_sroce_qp_flush(qp);
@@ -758,9 +835,9 @@ pv_sroce_dev_progress(struct sroce_dev *dev)
 		if (qp->req.idx != qp->sq_pi)
 			work += qp->fp_req_tx(qp);
 	}
-	if (dev->tx_head != dev->tx_tail || unlikely(dev->fault_q[SROCE_FAULT_TX].n != 0))
-		pv_sroce_tx_flush(dev);
-	dev->in_progress = 0;
+	if (eng->tx_head != eng->tx_tail || unlikely(dev->fault_q[SROCE_FAULT_TX].n != 0))
+		pv_sroce_tx_flush(eng);
+	eng->in_progress = 0;
 	return work;
 }
 
@@ -768,15 +845,20 @@ int
 pv_sroce_progress(struct pv_context *context)
 {
 	struct sroce_dev *dev = sroce_dev_of(context);
-	int work;
+	int work = 0;
+	uint16_t e;
 
 	if (!dev->mt) {
-		sroce_owner_check(dev);
-		return pv_sroce_dev_progress(dev);
+		sroce_owner_check(&dev->eng[0]);
+		return pv_sroce_eng_progress(&dev->eng[0]);
 	}
-	pv_rtc_spin_lock(&dev->lock);
-	sroce_app_progressed(dev);
-	work = pv_sroce_dev_progress(dev);
-	pv_rtc_spin_unlock(&dev->lock);
+	for (e = 0; e < dev->nb_eng; e++) {
+		struct sroce_eng *eng = &dev->eng[e];
+
+		pv_rtc_spin_lock(&eng->lock);
+		sroce_app_progressed(eng);
+		work += pv_sroce_eng_progress(eng);
+		pv_rtc_spin_unlock(&eng->lock);
+	}
 	return work;
 }

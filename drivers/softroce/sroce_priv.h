@@ -6,7 +6,8 @@
  * softroce private definitions: device, PD, MR, CQ, QP and the engine state.
  * Private to drivers/softroce.
  *
- * Engine layout (one device = one ethdev port, one RX and one TX queue):
+ * Layout (one device = one ethdev port; one engine per RX/TX queue pair of
+ * it, devarg queues=, struct sroce_eng):
  *   sroce_dev.c    probe, ethdev, open/close, query_*, stats, fault injection
  *   sroce_arp.c    neighbour layer: ARP responder and non-blocking resolver,
  *                  frames queued for unresolved neighbours, aging
@@ -80,6 +81,8 @@ extern int pv_sroce_logtype;
 
 /* limits reported by query_device (section "Limits" of softroce.rst) */
 #define SROCE_MAX_DEVS		8
+#define SROCE_MAX_QUEUES	16	/* ceiling of devarg queues= (engines) */
+#define SROCE_STEER_RING	1024	/* frames steered to an engine, waiting */
 #define SROCE_QPN_BASE		0x11	/* first QPN, as rxe */
 #define SROCE_MAX_QP		65536	/* default and ceiling of devarg max_qp= */
 #define SROCE_MAX_MR		((1u << 20) - 1)	/* default and ceiling of max_mr= */
@@ -178,26 +181,58 @@ struct sroce_fault_q {
 	} held[PV_SROCE_FAULT_HOLD];
 };
 
-/** A softroce device: one ethdev port. */
+/**
+ * An engine: one RX/TX queue pair of the port and the QPs it progresses
+ * (devarg queues=N gives a device N of them, softroce.rst "Queues").
+ * A QP belongs to the engine of its send CQ, a CQ to engine comp_vector %
+ * queues; an engine's RX burst hands the frames of other engines' QPs to
+ * their steering rings. Everything here is the engine's thread's (app
+ * mode) or under @c lock (thread-safe mode).
+ */
+struct sroce_eng {
+	struct sroce_dev *dev;
+	uint16_t queue_id;		/* the port's RX and TX queue */
+	uint16_t tx_head;		/* first frame of tx_ring not yet handed to the PMD */
+	uint16_t tx_tail;		/* next free slot */
+	uint16_t tx_seen;		/* tx_hook on: first frame not yet filtered/captured */
+	uint16_t lo_head;		/* loopback: first frame not yet received */
+	uint16_t lo_tail;		/* loopback: next free slot of lo_ring */
+	uint8_t in_progress;		/* progress re-entry guard */
+	uint32_t nb_qps;		/* entries used in qps[] */
+	struct sroce_qp **qps;		/* [max_qp + 1] QPs in RTR, RTS or ERR (+ QP1) */
+	struct rte_ring *steer;		/* frames of our QPs another engine received (MP/SC) */
+	struct pv_sroce_stats stats;	/* summed over the engines by pv_sroce_stats_get() */
+	/* debug builds: the thread driving the data path (sroce_owner_check()) */
+	pthread_t owner;
+	uint8_t owner_set;
+	/*
+	 * Thread-safe mode: every data-path verb takes the lock of the engine
+	 * of its queue, control verbs take every engine's (sroce_dev_lock()).
+	 * app_seq moves with the application's progress calls; the progress
+	 * thread runs an engine (sroce_bg.c) once it stops moving.
+	 */
+	rte_spinlock_t lock;
+	uint32_t app_seq;		/* bumped by application progress (atomic store) */
+	uint32_t bg_seq;		/* app_seq at the service's last look */
+	uint32_t bg_idle;		/* idle service passes in a row */
+	struct rte_mbuf *tx_ring[SROCE_TX_RING];
+	struct rte_mbuf *lo_ring[SROCE_LO_RING];	/* frames to our own addresses */
+} __rte_cache_aligned;
+
+/** A softroce device: one ethdev port, served by nb_eng engines. */
 struct sroce_dev {
 	struct pv_device ibdev;		/* must be first */
 	/* hot, data path */
 	uint16_t port_id;
-	uint16_t tx_head;		/* first frame of tx_ring not yet handed to the PMD */
-	uint16_t tx_tail;		/* next free slot */
-	uint16_t tx_seen;		/* tx_hook on: first frame not yet filtered/captured */
 	uint8_t verify_icrc;
-	uint8_t in_progress;		/* progress re-entry guard */
 	uint8_t tx_hook;		/* capture or TX fault injection: sroce_tx_hook() */
 	uint8_t vlan_on;		/* devarg vlan=: frames carry an 802.1Q tag */
 	uint16_t vid;			/* the VLAN ID of vlan=, 0 without it */
 	uint16_t vlan_tci;		/* PCP << 13 | VID, the tag we send */
-	uint16_t lo_head;		/* loopback: first frame not yet received */
-	uint16_t lo_tail;		/* loopback: next free slot of lo_ring */
+	uint16_t nb_eng;		/* devarg queues=, 1 .. SROCE_MAX_QUEUES */
+	struct sroce_eng *eng;		/* [nb_eng] */
 	struct rte_mempool *mp;
 	rte_pcapng_t *pcapng;		/* capture file (pcap= devarg), NULL = off */
-	uint32_t nb_qps;		/* entries used in qps[] */
-	struct sroce_qp **qps;		/* [max_qp + 1] QPs in RTR, RTS or ERR (+ QP1) */
 	struct sroce_qp **qp_tbl;	/* [max_qp] by qpn - SROCE_QPN_BASE */
 	struct sroce_qp *gsi_qp;	/* QP1 (create_gsi_qp), NULL: none */
 	uint32_t max_qp;		/* devarg max_qp=, sizes qps[] and qp_tbl[] */
@@ -209,6 +244,8 @@ struct sroce_dev {
 	uint32_t mr_next;		/* next index to try */
 	uint32_t nb_mr;
 	struct sroce_mw *mw_tbl[SROCE_MAX_MW + 1];	/* by (rkey >> 8) & SROCE_MAX_MW */
+	/* binds, invalidations and window accesses of several engines */
+	rte_spinlock_t mw_lock;
 	struct sroce_srq *xsrq[SROCE_MAX_SRQ];	/* XRC SRQs by srqn - SROCE_SRQN_BASE */
 	uint32_t mw_next;		/* next window index to try */
 	uint32_t mw_serial;		/* allocations so far */
@@ -219,14 +256,12 @@ struct sroce_dev {
 	uint32_t nb_srq;
 	uint32_t nb_ah;
 	uint32_t next_pd;
-	struct pv_sroce_stats stats;
+	/* fault injection and capture: one engine only (queues=1) */
 	struct pv_sroce_fault fault;
 	uint64_t fault_tx_cnt, fault_rx_cnt;
 	uint32_t fault_rng;		/* LCG state of the *_one_in drops */
 	uint8_t fault_rx_on;		/* fault.rx has a nonzero field */
 	struct sroce_fault_q fault_q[2];	/* SROCE_FAULT_TX, SROCE_FAULT_RX */
-	struct rte_mbuf *tx_ring[SROCE_TX_RING];
-	struct rte_mbuf *lo_ring[SROCE_LO_RING];	/* frames to our own addresses */
 	/* identity */
 	struct rte_ether_addr mac;
 	uint32_t ip;			/* network order */
@@ -236,6 +271,12 @@ struct sroce_dev {
 	union pv_gid gid[SROCE_GID_TBL_LEN];	/* entries [0, nb_gid) are valid */
 	uint8_t nb_gid;
 	uint8_t l3_off;			/* IP header offset of the frames we build: 14, 18 */
+	/*
+	 * Neighbours: any engine's RX (ARP, NDP) and TX (unresolved frames)
+	 * and the control verbs use them, under neigh_lock when the device
+	 * has several engines; engine 0 runs the timers.
+	 */
+	rte_spinlock_t neigh_lock;
 	uint32_t arp_timeout_ms;	/* an unanswered resolution fails after it */
 	uint64_t neigh_next_tsc;	/* pv_sroce_neigh_timers() due, UINT64_MAX: none */
 	uint32_t neigh_evict;		/* next entry to consider for reuse */
@@ -253,24 +294,11 @@ struct sroce_dev {
 	uint8_t link_up;		/* link state last seen; query_port reports it (atomic) */
 	uint8_t lsc_intr;		/* the PMD raises LSC interrupts: configured on */
 	uint8_t lsc_cb;			/* LSC callback registered */
-	/* debug builds: the thread driving the data path (sroce_owner_check()) */
-	pthread_t owner;
-	uint8_t owner_set;
-	/*
-	 * Threads (softroce.rst "Threads and progress"). Thread-safe mode: every
-	 * verb takes @c lock, the engine's lock (the engine is one per device,
-	 * so the lock of a queue is the lock of the engine consuming it), and
-	 * the progress thread runs the device's service (sroce_bg.c) whenever
-	 * the application's progress calls stop moving @c app_seq.
-	 */
-	rte_spinlock_t lock;
+	/* threads (softroce.rst "Threads and progress"); the engine locks: sroce_eng */
 	enum pv_progress_mode progress_mode;
 	uint8_t mt;			/* progress_mode == PV_PROGRESS_THREAD_SAFE */
 	uint8_t bg_on;			/* service registered, source added */
-	uint8_t bg_intr_armed;		/* RX interrupt enabled by the service */
-	uint32_t app_seq;		/* bumped by application progress (atomic store) */
-	uint32_t bg_seq;		/* app_seq at the service's last look */
-	uint32_t bg_idle;		/* idle service passes in a row */
+	uint8_t bg_intr_armed;		/* RX interrupt enabled by the service (one engine) */
 	uint32_t nb_qp_all;		/* QPs that exist (set_progress_mode: EBUSY) */
 	struct pv_rtc_bg_source bg;	/* the progress thread's view of the service */
 };
@@ -355,6 +383,7 @@ struct sroce_cq {
 		struct pv_cq_ex ibcqx;	/* room for pv_create_cq_ex() */
 	};
 	struct sroce_dev *dev;
+	struct sroce_eng *eng;		/* comp_vector % queues: writes its completions */
 	struct pv_wc *ring;
 	uint32_t mask;			/* ring entries - 1 */
 	uint32_t prod;			/* free running */
@@ -441,12 +470,15 @@ struct sroce_rwqe {
 
 /**
  * A shared receive queue: a ring of receive WQEs consumed in order by the
- * responders of every QP attached to it. Like everything on a device it is
- * driven by the device's one thread: no lock.
+ * responders of every QP attached to it, all of one engine: the first QP
+ * attached binds the SRQ to its engine (until then engine 0), whose
+ * thread or lock it then goes with; no lock of its own.
  */
 struct sroce_srq {
 	struct pv_srq ibsrq;		/* must be first */
 	struct sroce_dev *dev;
+	struct sroce_eng *eng;		/* changed only under every engine lock */
+	uint8_t eng_bound;		/* a QP bound eng (several engines) */
 	struct sroce_pd *pd;
 	uint8_t *rq;
 	uint32_t stride;
@@ -519,6 +551,7 @@ struct sroce_qp {
 		struct pv_qp_ex ibqpx;	/* room for the pv_wr_* API */
 	};
 	struct sroce_dev *dev;
+	struct sroce_eng *eng;		/* its send CQ's engine, fixed at create */
 	sroce_resp_rx_fn fp_resp_rx;
 	sroce_req_tx_fn fp_req_tx;
 	uint8_t transport;		/* SROCE_OP_RC, _UC or _UD: opcodes it accepts */
@@ -527,7 +560,7 @@ struct sroce_qp {
 	struct sroce_pd *pd;
 	enum pv_qp_state state;		/* engine state (ibqp.state mirrors it) */
 	uint8_t sig_all;
-	uint8_t in_list;		/* in dev->qps[] */
+	uint8_t in_list;		/* in eng->qps[] */
 	uint8_t flush_pending;		/* ERR: queues still to flush */
 	uint8_t sq_err_status;		/* status of the WQE that failed (ERR) */
 	uint8_t rq_err_status;		/* status of the receive WQE that failed */
@@ -688,24 +721,24 @@ sroce_qp_lookup(const struct sroce_dev *dev, uint32_t qpn)
  * device is progressed any more. A no-op in optimized builds.
  */
 static inline void
-sroce_owner_check(struct sroce_dev *dev)
+sroce_owner_check(struct sroce_eng *eng)
 {
 #ifdef SROCE_DEBUG
 	pthread_t self = pthread_self();
 
-	if (dev->mt) {
-		/* thread-safe mode: any thread, under the device lock */
-		RTE_VERIFY(rte_spinlock_is_locked(&dev->lock));
+	if (eng->dev->mt) {
+		/* thread-safe mode: any thread, under the engine lock */
+		RTE_VERIFY(rte_spinlock_is_locked(&eng->lock));
 		return;
 	}
-	if (!dev->owner_set) {
-		dev->owner = self;
-		dev->owner_set = 1;
+	if (!eng->owner_set) {
+		eng->owner = self;
+		eng->owner_set = 1;
 		return;
 	}
-	RTE_VERIFY(pthread_equal(dev->owner, self));
+	RTE_VERIFY(pthread_equal(eng->owner, self));
 #else
-	RTE_SET_USED(dev);
+	RTE_SET_USED(eng);
 #endif
 }
 
@@ -772,32 +805,77 @@ sroce_mbuf_free_bulk(struct rte_mbuf **pkts, unsigned int n)
 }
 
 /**
- * Thread-safe mode: take the device's engine lock (control verbs; the data
- * path takes it in its own _mt variants). App mode: nothing.
+ * Thread-safe mode: take every engine's lock, in index order (control
+ * verbs; the data path takes its engine's in its own _mt variants), so that
+ * no engine runs while a QP, CQ, SRQ or MR changes. App mode: nothing.
  */
 static inline void
 sroce_dev_lock(struct sroce_dev *dev)
 {
+	uint16_t i;
+
 	if (dev->mt)
-		pv_rtc_spin_lock(&dev->lock);
+		for (i = 0; i < dev->nb_eng; i++)
+			pv_rtc_spin_lock(&dev->eng[i].lock);
 }
 
 static inline void
 sroce_dev_unlock(struct sroce_dev *dev)
 {
+	uint16_t i;
+
 	if (dev->mt)
-		pv_rtc_spin_unlock(&dev->lock);
+		for (i = dev->nb_eng; i-- > 0;)
+			pv_rtc_spin_unlock(&dev->eng[i].lock);
+}
+
+/* the neighbour table's lock, needed when several engines share it */
+static inline void
+sroce_neigh_lock(struct sroce_dev *dev)
+{
+	if (dev->nb_eng > 1)
+		rte_spinlock_lock(&dev->neigh_lock);
+}
+
+static inline void
+sroce_neigh_unlock(struct sroce_dev *dev)
+{
+	if (dev->nb_eng > 1)
+		rte_spinlock_unlock(&dev->neigh_lock);
+}
+
+/* the memory windows' lock, needed when several engines bind and use them */
+static inline void
+sroce_mw_lock(const struct sroce_dev *dev)
+{
+	if (dev->nb_eng > 1)
+		rte_spinlock_lock((rte_spinlock_t *)(uintptr_t)&dev->mw_lock);
+}
+
+static inline void
+sroce_mw_unlock(const struct sroce_dev *dev)
+{
+	if (dev->nb_eng > 1)
+		rte_spinlock_unlock((rte_spinlock_t *)(uintptr_t)&dev->mw_lock);
 }
 
 /**
  * An application progress call (poll_cq, pv_progress) in thread-safe mode,
- * under the lock: tell the background service to stay away for a while.
- * A plain store (the only writer holds the lock), read atomically by it.
+ * under the engine lock: tell the background service to leave this engine
+ * alone for a while. A plain store (the only writer holds the lock), read
+ * atomically by it.
  */
 static inline void
-sroce_app_progressed(struct sroce_dev *dev)
+sroce_app_progressed(struct sroce_eng *eng)
 {
-	__atomic_store_n(&dev->app_seq, dev->app_seq + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&eng->app_seq, eng->app_seq + 1, __ATOMIC_RELAXED);
+}
+
+/** The engine of an SRQ: the one its QPs are on (engine 0 before any). */
+static inline struct sroce_eng *
+sroce_srq_eng(const struct sroce_srq *srq)
+{
+	return __atomic_load_n(&srq->eng, __ATOMIC_ACQUIRE);
 }
 
 /* sroce_bg.c */
@@ -815,9 +893,10 @@ void pv_sroce_bg_stop(struct sroce_dev *dev);
 
 /* sroce_mr.c */
 /**
- * Allocate the key table of @p dev for @p max_mr MRs (1 .. SROCE_MAX_MR) and
- * set its QP tables up for @p max_qp QPs (1 .. SROCE_MAX_QP); logs the memory
- * at INFO. @return 0, -EINVAL out of range, -ENOMEM
+ * Allocate the key table of @p dev for @p max_mr MRs (1 .. SROCE_MAX_MR),
+ * its dev->nb_eng engines (0 counts as 1; their steering rings are the
+ * caller's) and its QP tables for @p max_qp QPs (1 .. SROCE_MAX_QP); logs
+ * the memory at INFO. @return 0, -EINVAL out of range, -ENOMEM
  */
 int pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr);
 /** Free what pv_sroce_tables_init() allocated (idempotent). */
@@ -976,7 +1055,7 @@ int pv_sroce_ah_destroy(struct pv_ah *ah);
  * An ARP frame received (@p l3: offset of the ARP header, after any VLAN
  * tag): answer requests for us, learn the sender (RFC 826).
  */
-void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3);
+void pv_sroce_arp_rx(struct sroce_eng *eng, struct rte_mbuf *m, uint32_t l3);
 /**
  * An ICMPv6 frame received (@p l3: offset of the IPv6 header): neighbour
  * solicitations for our addresses are answered with a solicited, override
@@ -984,9 +1063,9 @@ void pv_sroce_arp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3);
  * (RFC 4861 7.2.3-7.2.5). Anything else (or a bad hop limit, length or
  * checksum) is dropped and counted in rx_drop_other.
  */
-void pv_sroce_ndp_rx(struct sroce_dev *dev, struct rte_mbuf *m, uint32_t l3);
+void pv_sroce_ndp_rx(struct sroce_eng *eng, struct rte_mbuf *m, uint32_t l3);
 /** Learn (or confirm) @p ip (16 bytes) at @p mac: REACHABLE, queued frames sent. */
-void pv_sroce_neigh_learn(struct sroce_dev *dev, const uint8_t ip[16],
+void pv_sroce_neigh_learn(struct sroce_eng *eng, const uint8_t ip[16],
 			  const struct rte_ether_addr *mac);
 /**
  * The MAC of @p ip (16 bytes, IPv4 as ::ffff:a.b.c.d) for a header template,
@@ -998,6 +1077,8 @@ void pv_sroce_neigh_learn(struct sroce_dev *dev, const uint8_t ip[16],
  *         is zero (frames built from it wait in the neighbour's queue);
  *         -ENOSPC the table is full of unresolved entries (the first frame
  *         retries).
+ * Thread: a control verb (every engine lock held in thread-safe mode): the
+ * request leaves through engine 0.
  */
 int pv_sroce_neigh_lookup(struct sroce_dev *dev, const uint8_t ip[16],
 			  struct rte_ether_addr *mac_p);
@@ -1005,13 +1086,16 @@ int pv_sroce_neigh_lookup(struct sroce_dev *dev, const uint8_t ip[16],
  * Send @p m, built with a zero destination MAC: to one of our own addresses
  * it goes to the loopback ring (received in the next RX pass; dropped and
  * counted in lo_drops when full), otherwise patched, or queued for its
- * neighbour.
+ * neighbour; through engine @p eng (the sender's).
  */
-void pv_sroce_neigh_tx(struct sroce_dev *dev, struct rte_mbuf *m);
+void pv_sroce_neigh_tx(struct sroce_eng *eng, struct rte_mbuf *m);
 /** @return non-zero when @p ip (16 bytes) is one of the GIDs of @p dev. */
 int pv_sroce_addr_is_local(const struct sroce_dev *dev, const uint8_t ip[16]);
-/** Retries, failures and aging due at @p now; recomputes dev->neigh_next_tsc. */
-int pv_sroce_neigh_timers(struct sroce_dev *dev, uint64_t now);
+/**
+ * Retries, failures and aging due at @p now; recomputes dev->neigh_next_tsc.
+ * Engine 0 runs them.
+ */
+int pv_sroce_neigh_timers(struct sroce_eng *eng, uint64_t now);
 /** Free the queued and looped-back frames (device teardown). */
 void pv_sroce_neigh_fini(struct sroce_dev *dev);
 
@@ -1050,10 +1134,16 @@ sroce_gid_is_v4(const uint8_t *gid)
 
 	return memcmp(gid, v4map, sizeof(v4map)) == 0;
 }
-/** Progress every QP of @p dev; @return units of work done. */
-int pv_sroce_dev_progress(struct sroce_dev *dev);
-/** Hand queued frames to the PMD; keeps what it refuses. */
-void pv_sroce_tx_flush(struct sroce_dev *dev);
+/**
+ * One pass of engine @p eng: its RX queue (frames of other engines' QPs
+ * steered to them), its steering ring, its QPs, its TX queue.
+ * @return units of work done.
+ */
+int pv_sroce_eng_progress(struct sroce_eng *eng);
+/** Hand the frames queued on @p eng to the PMD; keeps what it refuses. */
+void pv_sroce_tx_flush(struct sroce_eng *eng);
+/** The counters of @p dev: the sum of its engines'. Under sroce_dev_lock(). */
+void pv_sroce_stats_sum(const struct sroce_dev *dev, struct pv_sroce_stats *out);
 /**
  * Write @p n frames to the capture file of @p dev (dev->pcapng != NULL) as
  * copies; the frames stay the caller's. A write error stops the capture.

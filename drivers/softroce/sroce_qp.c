@@ -206,7 +206,7 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	int ret = 0;
 
-	sroce_owner_check(qp->dev);
+	sroce_owner_check(qp->eng);
 	if (unlikely(qp->state != PV_QPS_RTS && qp->state != PV_QPS_ERR)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -234,7 +234,7 @@ sroce_post_send(struct pv_qp *ibqp, struct pv_send_wr *wr, struct pv_send_wr **b
 		/* the whole list goes out in one burst (up to SROCE_TX_BUDGET frames;
 		 * the rest follows on progress) */
 		if (sroce_req_tx_of(qp, qpf) > 0)
-			pv_sroce_tx_flush(qp->dev);
+			pv_sroce_tx_flush(qp->eng);
 	} else {
 		qp->flush_pending = 1;
 	}
@@ -283,7 +283,7 @@ sroce_post_recv_none(struct pv_qp *ibqp __rte_unused, struct pv_recv_wr *wr,
 }
 
 /*
- * Thread-safe mode: the same bodies under the device lock, then a kick in
+ * Thread-safe mode: the same bodies under the QP's engine lock, then a kick in
  * case the progress thread sleeps until an interrupt (new timers).
  */
 #define SROCE_POST_SEND_MT(name, qpf) \
@@ -291,11 +291,11 @@ static int \
 sroce_post_send_##name##_mt(struct pv_qp *ibqp, struct pv_send_wr *wr, \
 			    struct pv_send_wr **bad_wr) \
 { \
-	struct sroce_dev *dev = sroce_qp(ibqp)->dev; \
+	struct sroce_eng *eng = sroce_qp(ibqp)->eng; \
 	int ret; \
-	pv_rtc_spin_lock(&dev->lock); \
+	pv_rtc_spin_lock(&eng->lock); \
 	ret = sroce_post_send(ibqp, wr, bad_wr, qpf); \
-	pv_rtc_spin_unlock(&dev->lock); \
+	pv_rtc_spin_unlock(&eng->lock); \
 	pv_rtc_bg_kick(); \
 	return ret; \
 }
@@ -310,7 +310,7 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	int ret = 0;
 
-	sroce_owner_check(qp->dev);
+	sroce_owner_check(qp->eng);
 	if (unlikely(qp->state == PV_QPS_RESET)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -343,12 +343,12 @@ sroce_post_recv(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **b
 static int
 sroce_post_recv_mt(struct pv_qp *ibqp, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
 {
-	struct sroce_dev *dev = sroce_qp(ibqp)->dev;
+	struct sroce_eng *eng = sroce_qp(ibqp)->eng;
 	int ret;
 
-	pv_rtc_spin_lock(&dev->lock);
+	pv_rtc_spin_lock(&eng->lock);
 	ret = sroce_post_recv(ibqp, wr, bad_wr);
-	pv_rtc_spin_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&eng->lock);
 	return ret;
 }
 
@@ -364,33 +364,67 @@ sroce_post_recv_srq_qp(struct pv_qp *ibqp __rte_unused, struct pv_recv_wr *wr,
 static void
 sroce_qp_list_add(struct sroce_qp *qp)
 {
-	struct sroce_dev *dev = qp->dev;
+	struct sroce_eng *eng = qp->eng;
 
 	if (qp->in_list)
 		return;
-	dev->qps[dev->nb_qps++] = qp;
+	eng->qps[eng->nb_qps++] = qp;
 	qp->in_list = 1;
 }
 
 static void
 sroce_qp_list_del(struct sroce_qp *qp)
 {
-	struct sroce_dev *dev = qp->dev;
+	struct sroce_eng *eng = qp->eng;
 	uint32_t i;
 
 	if (!qp->in_list)
 		return;
-	for (i = 0; i < dev->nb_qps; i++) {
-		if (dev->qps[i] == qp) {
-			dev->qps[i] = dev->qps[--dev->nb_qps];
-			dev->qps[dev->nb_qps] = NULL;
+	for (i = 0; i < eng->nb_qps; i++) {
+		if (eng->qps[i] == qp) {
+			eng->qps[i] = eng->qps[--eng->nb_qps];
+			eng->qps[eng->nb_qps] = NULL;
 			break;
 		}
 	}
 	qp->in_list = 0;
-	/* nothing progressed any more: another thread may drive the device */
-	if (dev->nb_qps == 0)
-		dev->owner_set = 0;
+	/* nothing progressed any more: another thread may drive the engine */
+	if (eng->nb_qps == 0)
+		eng->owner_set = 0;
+}
+
+/*
+ * The engine of a new QP: its send CQ's (XRC TGT: engine 0). With several
+ * engines the receive CQ must be on the same one and so must the QPs of its
+ * SRQ (the first binds it); XRC is one engine only. @return the engine, or
+ * NULL with errno EINVAL or EOPNOTSUPP
+ */
+static struct sroce_eng *
+sroce_qp_eng(struct sroce_dev *dev, const struct pv_qp_init_attr *attr, struct sroce_srq *srq)
+{
+	struct sroce_eng *eng = attr->send_cq != NULL ? sroce_cq(attr->send_cq)->eng :
+			       &dev->eng[0];
+
+	if (dev->nb_eng == 1)
+		return eng;
+	if (attr->qp_type == PV_QPT_XRC_SEND || attr->qp_type == PV_QPT_XRC_RECV) {
+		SROCE_LOG(ERR, "%s: XRC QPs need queues=1", dev->ibdev.name);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->recv_cq != NULL && sroce_cq(attr->recv_cq)->eng != eng) {
+		SROCE_LOG(ERR, "%s: send and receive CQs of a QP on two engines (comp_vector "
+			  "%% queues differ)", dev->ibdev.name);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (srq != NULL && srq->eng_bound && srq->eng != eng) {
+		SROCE_LOG(ERR, "%s: the SRQ serves QPs of engine %u, this QP's CQ is on %u",
+			  dev->ibdev.name, srq->eng->queue_id, eng->queue_id);
+		errno = EINVAL;
+		return NULL;
+	}
+	return eng;
 }
 
 /*
@@ -405,6 +439,7 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 	struct sroce_srq *srq = attr->srq != NULL ? sroce_srq(attr->srq) : NULL;
 	const int tgt = attr->qp_type == PV_QPT_XRC_RECV;
 	const int ini = attr->qp_type == PV_QPT_XRC_SEND;
+	struct sroce_eng *eng;
 	struct sroce_qp *qp;
 	uint32_t sq_n, rq_n, i, idx = UINT32_MAX, slen;
 
@@ -434,6 +469,9 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 		errno = EINVAL;
 		return NULL;
 	}
+	eng = sroce_qp_eng(dev, attr, srq);
+	if (eng == NULL)
+		return NULL;
 	if (attr->cap.max_send_wr > SROCE_MAX_QP_WR || attr->cap.max_send_sge > SROCE_MAX_SGE ||
 	    attr->cap.max_inline_data > SROCE_MAX_INLINE ||
 	    (srq == NULL && (attr->cap.max_recv_wr > SROCE_MAX_QP_WR ||
@@ -477,6 +515,7 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 		return NULL;
 	}
 	qp->dev = dev;
+	qp->eng = eng;
 	qp->pd = pd;
 	qp->scq = sroce_cq(attr->send_cq);
 	qp->rcq = sroce_cq(attr->recv_cq);
@@ -525,6 +564,11 @@ sroce_qp_create(struct sroce_dev *dev, struct sroce_pd *pd, struct pv_qp_init_at
 	if (srq != NULL) {
 		/* receive caps are the SRQ's (ibv_create_qp(3)); rq_pi == rq_ci forever */
 		qp->srq = srq;
+		if (!srq->eng_bound) {
+			/* under every engine lock: post_srq_recv sees the change */
+			__atomic_store_n(&srq->eng, eng, __ATOMIC_RELEASE);
+			srq->eng_bound = 1;
+		}
 		qp->rq_mask = 0;
 		qp->ibqp.cap.max_recv_wr = 0;
 		qp->ibqp.cap.max_recv_sge = 0;

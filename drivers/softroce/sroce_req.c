@@ -168,7 +168,7 @@ sroce_req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigned int
 		sroce_payload_copy(p, (const uint8_t *)w->sge + off, paylen);
 	else
 		sroce_sge_copy_out(w->sge, &qp->req.cur, p, paylen);
-	sroce_frame_send(qp->dev, m);
+	sroce_frame_send(qp->eng, m);
 	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
 	qp->req.off = off + paylen;
 	return 0;
@@ -218,7 +218,7 @@ sroce_req_rd_atomic_pkt(struct sroce_qp *qp, struct sroce_swqe *w, const unsigne
 			sroce_put_be64(p + 20, 0);
 		}
 	}
-	sroce_frame_send(qp->dev, m);
+	sroce_frame_send(qp->eng, m);
 	qp->req.noack = 0;
 	qp->req.psn = sroce_psn_add(w->last_psn, 1);
 	qp->req.off = 0;
@@ -245,7 +245,7 @@ sroce_req_assert_cursor(const struct sroce_qp *qp)
 static __rte_noinline void
 sroce_req_ud_oversize(struct sroce_qp *qp, struct sroce_swqe *w)
 {
-	qp->dev->stats.ud_oversize++;
+	qp->eng->stats.ud_oversize++;
 	qp->req.idx++;
 	(void)sroce_comp_wqe(qp, w);
 }
@@ -273,7 +273,7 @@ sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w)
 	if ((int32_t)(qp->req.idx - qp->req.hw_idx) >= 0)
 		qp->req.hw_idx = qp->req.idx + 1;
 	if (st != PV_WC_SUCCESS) {
-		qp->dev->stats.local_op_errors++;
+		qp->eng->stats.local_op_errors++;
 		sroce_comp_fail(qp, st);
 		return -1;
 	}
@@ -291,8 +291,7 @@ sroce_req_tx(struct sroce_qp *qp, const unsigned int qpf)
 {
 	/* unacknowledged: complete when the last packet is queued */
 	const int uc = (qpf & (SROCE_QPF_UC | SROCE_QPF_UD)) != 0;
-	struct sroce_dev *dev = qp->dev;
-	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(dev));
+	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(qp->eng));
 	uint32_t max_rd = RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1);
 	uint32_t n = 0;
 
@@ -406,7 +405,7 @@ sroce_req_rewind(struct sroce_qp *qp, uint32_t psn)
 				sroce_cursor_seek(w->sge, w->num_sge, &qp->req.cur, qp->req.off);
 			qp->req.rd_inflight = rd;
 			qp->req.noack = 0;
-			qp->dev->stats.retransmits++;
+			qp->eng->stats.retransmits++;
 			SROCE_DP_LOG(DEBUG, "qp 0x%x: go back to psn 0x%x (wqe %u)",
 				     qp->ibqp.qp_num, psn, i);
 			return;
@@ -606,7 +605,7 @@ sroce_comp_nak(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	struct sroce_swqe *w;
 
 	if (unlikely(sroce_comp_nak_ghost(qp, psn))) {
-		qp->dev->stats.stale_naks_rx++;
+		qp->eng->stats.stale_naks_rx++;
 		SROCE_DP_LOG(DEBUG, "qp 0x%x: ghost %s psn 0x%x ignored", qp->ibqp.qp_num,
 			     pv_sroce_aeth_name(syn), psn);
 		return;
@@ -619,7 +618,7 @@ sroce_comp_nak(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	}
 	if ((syn & SROCE_AETH_TYPE_MASK) == SROCE_AETH_RNR_NAK) {
-		qp->dev->stats.rnr_naks_rx++;
+		qp->eng->stats.rnr_naks_rx++;
 		if (qp->comp.rnr_left == 0) {
 			sroce_comp_fail(qp, PV_WC_RNR_RETRY_EXC_ERR);
 			return;
@@ -636,7 +635,7 @@ sroce_comp_nak(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	switch (syn & SROCE_AETH_VALUE_MASK) {
 	case SROCE_NAK_PSN_SEQ_ERR:
 		/* not counted against retry_cnt: the responder told us what it misses */
-		qp->dev->stats.seq_naks_rx++;
+		qp->eng->stats.seq_naks_rx++;
 		if (sroce_psn_diff(qp->req.psn, psn) > 0 &&
 		    sroce_psn_diff(psn, qp->comp.psn) >= 0) {
 			qp->comp.psn = psn;
@@ -644,23 +643,23 @@ sroce_comp_nak(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		}
 		return;
 	case SROCE_NAK_INV_REQ:
-		qp->dev->stats.err_naks_rx++;
+		qp->eng->stats.err_naks_rx++;
 		sroce_comp_fail(qp, PV_WC_REM_INV_REQ_ERR);
 		return;
 	case SROCE_NAK_REM_ACCESS:
-		qp->dev->stats.err_naks_rx++;
+		qp->eng->stats.err_naks_rx++;
 		sroce_comp_fail(qp, PV_WC_REM_ACCESS_ERR);
 		return;
 	case SROCE_NAK_REM_OP:
-		qp->dev->stats.err_naks_rx++;
+		qp->eng->stats.err_naks_rx++;
 		sroce_comp_fail(qp, PV_WC_REM_OP_ERR);
 		return;
 	case SROCE_NAK_INV_RD_REQ:
-		qp->dev->stats.err_naks_rx++;
+		qp->eng->stats.err_naks_rx++;
 		sroce_comp_fail(qp, PV_WC_REM_INV_RD_REQ_ERR);
 		return;
 	default:
-		qp->dev->stats.rx_drop_hdr++;
+		qp->eng->stats.rx_drop_hdr++;
 		return;
 	}
 }
@@ -695,7 +694,7 @@ sroce_comp_read_resp(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	left = w->length - w->rd_off;
 	last = len >= left;
 	if (unlikely(len > left || (!last && len != qp->mtu))) {
-		qp->dev->stats.rx_drop_hdr++;
+		qp->eng->stats.rx_drop_hdr++;
 		return;
 	}
 	if (w->rd_off == 0) {
@@ -751,12 +750,12 @@ pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	struct sroce_swqe *w;
 
 	if (unlikely(qp->state != PV_QPS_RTS)) {
-		qp->dev->stats.rx_drop_state++;
+		qp->eng->stats.rx_drop_state++;
 		return;
 	}
 	/* ignore responses to PSNs never sent */
 	if (unlikely(sroce_psn_diff(pkt->psn, qp->req.hw_psn) >= 0)) {
-		qp->dev->stats.rx_drop_hdr++;
+		qp->eng->stats.rx_drop_hdr++;
 		return;
 	}
 	/* XRC responses are the RC ones + 0xa0: the low 5 bits tell them apart */
@@ -780,7 +779,7 @@ pv_sroce_comp_rx(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		sroce_comp_atomic_ack(qp, pkt);
 		break;
 	default:
-		qp->dev->stats.rx_drop_hdr++;
+		qp->eng->stats.rx_drop_hdr++;
 		break;
 	}
 	if (qp->state == PV_QPS_RTS)
@@ -820,7 +819,7 @@ pv_sroce_req_timers(struct sroce_qp *qp, uint64_t now)
 		qp->comp.deadline = 0;
 		return 0;
 	}
-	qp->dev->stats.timeouts++;
+	qp->eng->stats.timeouts++;
 	if (qp->comp.retry_left == 0) {
 		sroce_comp_fail(qp, PV_WC_RETRY_EXC_ERR);
 		return 1;

@@ -83,10 +83,10 @@ sroce_resp_ack_send(struct sroce_qp *qp, uint8_t syn, uint32_t psn, uint32_t msn
 	if (unlikely(m == NULL))
 		return -ENOBUFS;
 	sroce_put_be32(p, (uint32_t)syn << 24 | (msn & 0xffffff));
-	sroce_frame_send(qp->dev, m);
+	sroce_frame_send(qp->eng, m);
 	/* NAKs are counted by kind where they are decided (*_naks_tx) */
 	if ((syn & SROCE_AETH_TYPE_MASK) == SROCE_AETH_ACK)
-		qp->dev->stats.acks_tx++;
+		qp->eng->stats.acks_tx++;
 	return 0;
 }
 
@@ -98,14 +98,14 @@ sroce_resp_nak_fatal(struct sroce_qp *qp, uint8_t nak, const struct sroce_pkt *p
 
 	SROCE_DP_LOG(DEBUG, "qp 0x%x: psn 0x%x opcode 0x%x: %s", qp->ibqp.qp_num, pkt->psn,
 		     pkt->opcode, pv_sroce_aeth_name(SROCE_AETH_NAK | nak));
-	qp->dev->stats.err_naks_tx++;
+	qp->eng->stats.err_naks_tx++;
 	/* the responses of the READs and atomics before it go first (they are
 	 * earlier in the PSN order; the NAK acknowledges up to its PSN only
 	 * and the ERR below would drop them: the requester's READ would retry
 	 * into a QP that answers no more) */
 	while (qp->resp.res_active > 0 && pv_sroce_resp_tx(qp) > 0)
-		pv_sroce_tx_flush(qp->dev);
-	if (sroce_tx_space(qp->dev) > 0)
+		pv_sroce_tx_flush(qp->eng);
+	if (sroce_tx_space(qp->eng) > 0)
 		(void)sroce_resp_ack_send(qp, SROCE_AETH_NAK | nak, pkt->psn, qp->resp.msn);
 	pv_sroce_qp_error(qp);
 	ev.element.qp = &qp->ibqp;
@@ -125,7 +125,7 @@ sroce_resp_uc_drop(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	SROCE_DP_LOG(DEBUG, "qp 0x%x: uc psn 0x%x opcode 0x%x dropped (expected psn 0x%x)",
 		     qp->ibqp.qp_num, pkt->psn, pkt->opcode, qp->resp.epsn);
-	qp->dev->stats.uc_drops++;
+	qp->eng->stats.uc_drops++;
 	qp->resp.drop_msg = 1;
 	qp->resp.in_send = 0;
 	qp->resp.in_write = 0;
@@ -141,7 +141,7 @@ sroce_resp_err(struct sroce_qp *qp, const struct sroce_pkt *pkt, enum sroce_resp
 	}
 	if (qp->transport == SROCE_OP_UD) {
 		if (err != SROCE_RESP_ERR_C_LEN) {
-			qp->dev->stats.ud_drops++;
+			qp->eng->stats.ud_drops++;
 			return;
 		}
 		/* the WQE that was too small completes with LOC_LEN_ERR on flush */
@@ -153,12 +153,12 @@ sroce_resp_err(struct sroce_qp *qp, const struct sroce_pkt *pkt, enum sroce_resp
 	case SROCE_RESP_ERR_B_PSN_SEQ:
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = 1;
-			qp->dev->stats.seq_naks_tx++;
+			qp->eng->stats.seq_naks_tx++;
 			sroce_resp_pend(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR, qp->resp.epsn);
 		}
 		return;
 	case SROCE_RESP_ERR_B_RNR:
-		qp->dev->stats.rnr_naks_tx++;
+		qp->eng->stats.rnr_naks_tx++;
 		sroce_resp_pend(qp, SROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f),
 				pkt->psn);
 		/* later packets are dropped silently until the retry arrives */
@@ -276,7 +276,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t flags
 	 * IETH's rkey must be invalidatable, else class C invalid request */
 	if (unlikely(last && (flags & SROCE_OPF_INV)) &&
 	    pv_sroce_key_invalidate(qp->dev, qp->pd, qp->ibqp.qp_num, pkt->ieth_rkey) != 0) {
-		qp->dev->stats.inv_errors++;
+		qp->eng->stats.inv_errors++;
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
 		return;
 	}
@@ -380,7 +380,7 @@ sroce_resp_ud_send(struct sroce_qp *qp, const struct sroce_pkt *pkt, const unsig
 	struct sroce_rwqe *r;
 
 	if (unlikely(pkt->qkey != qp->attr.qkey)) {
-		qp->dev->stats.ud_qkey_drops++;
+		qp->eng->stats.ud_qkey_drops++;
 		SROCE_DP_LOG(DEBUG, "qp 0x%x: qkey 0x%x, expected 0x%x: dropped",
 			     qp->ibqp.qp_num, pkt->qkey, qp->attr.qkey);
 		return;
@@ -523,7 +523,7 @@ sroce_resp_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint16_t 
 {
 	uint32_t i;
 
-	qp->dev->stats.dup_reqs++;
+	qp->eng->stats.dup_reqs++;
 	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
 		sroce_resp_pend(qp, SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
 				sroce_psn_add(qp->resp.epsn, SROCE_PSN_MASK));
@@ -563,7 +563,7 @@ sroce_resp_not_rts(struct sroce_qp *qp)
 	struct pv_async_event ev;
 
 	if (qp->state != PV_QPS_RTR) {
-		qp->dev->stats.rx_drop_state++;
+		qp->eng->stats.rx_drop_state++;
 		return -1;
 	}
 	/* a connected QP's event: UD has no connection */
@@ -718,7 +718,7 @@ pv_sroce_resp_rx_xrc(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	 * for (in progress, or an RNR retry): another SRQ now is invalid */
 	if (unlikely(srq == NULL || srq->xrcd != qp->xrcd ||
 		     (qp->srq != srq && qp->resp.srq_held))) {
-		dev->stats.xrc_srq_drops++;
+		qp->eng->stats.xrc_srq_drops++;
 		sroce_resp_err(qp, pkt, SROCE_RESP_ERR_C_INV_REQ);
 		return;
 	}
@@ -801,7 +801,7 @@ sroce_resp_read_pkt(struct sroce_qp *qp, struct sroce_res *res)
 	}
 	if (paylen != 0)
 		sroce_payload_copy(p, src, paylen);
-	sroce_frame_send(qp->dev, m);
+	sroce_frame_send(qp->eng, m);
 	res->cur_off += paylen;
 	res->cur_psn = sroce_psn_add(res->cur_psn, 1);
 	if (last) {
@@ -824,7 +824,7 @@ sroce_resp_atomic_pkt(struct sroce_qp *qp, struct sroce_res *res)
 	sroce_put_be32(p, (uint32_t)(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID) << 24 |
 		       (res->msn & 0xffffff));
 	sroce_put_be64(p + SROCE_AETH_LEN, res->orig);
-	sroce_frame_send(qp->dev, m);
+	sroce_frame_send(qp->eng, m);
 	res->active = 0;
 	qp->resp.res_active--;
 	return 0;
@@ -833,8 +833,7 @@ sroce_resp_atomic_pkt(struct sroce_qp *qp, struct sroce_res *res)
 int
 pv_sroce_resp_tx(struct sroce_qp *qp)
 {
-	struct sroce_dev *dev = qp->dev;
-	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(dev));
+	uint32_t budget = RTE_MIN((uint32_t)SROCE_TX_BUDGET, sroce_tx_space(qp->eng));
 	uint32_t n = 0;
 
 	while (qp->resp.res_active > 0 && n < budget) {

@@ -32,7 +32,7 @@ sroce_srq_post_recv(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_
 	struct sroce_srq *srq = sroce_srq(ibsrq);
 	int ret = 0;
 
-	sroce_owner_check(srq->dev);
+	sroce_owner_check(srq->eng);
 	for (; wr != NULL; wr = wr->next) {
 		struct sroce_rwqe *r;
 
@@ -58,12 +58,20 @@ sroce_srq_post_recv(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_
 static int
 sroce_srq_post_recv_mt(struct pv_srq *ibsrq, struct pv_recv_wr *wr, struct pv_recv_wr **bad_wr)
 {
-	struct sroce_dev *dev = sroce_srq(ibsrq)->dev;
+	struct sroce_srq *srq = sroce_srq(ibsrq);
+	struct sroce_eng *eng;
 	int ret;
 
-	pv_rtc_spin_lock(&dev->lock);
+	/* the first QP attached may move the SRQ to its engine meanwhile */
+	for (;;) {
+		eng = sroce_srq_eng(srq);
+		pv_rtc_spin_lock(&eng->lock);
+		if (eng == srq->eng)
+			break;
+		pv_rtc_spin_unlock(&eng->lock);
+	}
 	ret = sroce_srq_post_recv(ibsrq, wr, bad_wr);
-	pv_rtc_spin_unlock(&dev->lock);
+	pv_rtc_spin_unlock(&eng->lock);
 	return ret;
 }
 
@@ -87,6 +95,7 @@ sroce_srq_create(struct sroce_pd *pd, struct pv_srq_init_attr *attr)
 	}
 	n = rte_align32pow2(attr->attr.max_wr);
 	srq->dev = dev;
+	srq->eng = &dev->eng[0];
 	srq->pd = pd;
 	srq->max_sge = RTE_MAX(attr->attr.max_sge, 1u);
 	srq->stride = RTE_ALIGN_CEIL((uint32_t)sizeof(struct sroce_rwqe) +

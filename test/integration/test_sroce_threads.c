@@ -602,31 +602,16 @@ static const struct ut_suite threads_suite = { "sroce_threads", NULL, NULL, thre
 int
 main(void)
 {
-	struct pv_device **list;
-	int ret, n, i, fails;
+	int ret, fails;
 
 	/* A gives up on a silent neighbour after 500 ms (arp_dead) */
 	ret = ut_ring_pair_init("test_sroce_threads", 256, "thr", 4096,
 				"ip=10.0.9.1,arp_timeout_ms=500", "ip=10.0.9.2");
 	if (ret != 0)
 		return ret;
-	list = pv_get_device_list(&n);
-	if (list == NULL || n < 2)
+	if (ut_devs_open_mt(ctx, pd) != 0)
 		return 1;
-	for (i = 0; i < 2; i++) {
-		ctx[i] = pv_open_device(list[i]);
-		if (ctx[i] == NULL || pv_get_progress_mode(ctx[i]) != PV_PROGRESS_THREAD_SAFE)
-			return 1;
-		pd[i] = pv_alloc_pd(ctx[i]);
-		if (pd[i] == NULL)
-			return 1;
-	}
-	pv_free_device_list(list);
 	fails = ut_cunit_run_one(&threads_suite);
-	for (i = 0; i < 2; i++) {
-		pv_dealloc_pd(pd[i]);
-		pv_close_device(ctx[i]);
-	}
-	pv_cleanup();
+	ut_devs_close_mt(ctx, pd);
 	return fails != 0;
 }

@@ -192,6 +192,38 @@ ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2
 }
 
 int
+ut_devs_open_mt(struct pv_context *ctx[2], struct pv_pd *pd[2])
+{
+	struct pv_device **list;
+	int n, i, ret = 0;
+
+	list = pv_get_device_list(&n);
+	if (list == NULL || n < 2)
+		return -1;
+	for (i = 0; i < 2 && ret == 0; i++) {
+		ctx[i] = pv_open_device(list[i]);
+		if (ctx[i] == NULL || pv_get_progress_mode(ctx[i]) != PV_PROGRESS_THREAD_SAFE)
+			ret = -1;
+		else if ((pd[i] = pv_alloc_pd(ctx[i])) == NULL)
+			ret = -1;
+	}
+	pv_free_device_list(list);
+	return ret;
+}
+
+void
+ut_devs_close_mt(struct pv_context *ctx[2], struct pv_pd *pd[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		pv_dealloc_pd(pd[i]);
+		pv_close_device(ctx[i]);
+	}
+	pv_cleanup();
+}
+
+int
 ut_modify_qp_progress(struct pv_qp *qp, struct pv_qp_attr *a, int mask, struct pv_context *other)
 {
 	struct pv_sroce_stats s;

@@ -99,6 +99,16 @@ int ut_buf_pair_alloc(struct pv_pd *const pd[2], size_t len, struct ut_buf **l_p
 int ut_devs_open_app(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2],
 		     int cqe, int nonblock, int app);
 
+/*
+ * The threading tests' start: open the first two devices, which must be in
+ * PV_PROGRESS_THREAD_SAFE mode, with a PD each (no progress registered:
+ * the test's threads or the progress thread drive them). @return 0 or -1
+ */
+int ut_devs_open_mt(struct pv_context *ctx[2], struct pv_pd *pd[2]);
+
+/* undo ut_devs_open_mt(), then pv_cleanup() */
+void ut_devs_close_mt(struct pv_context *ctx[2], struct pv_pd *pd[2]);
+
 /* undo ut_devs_open() */
 void ut_devs_close(struct pv_context *ctx[2], struct pv_pd *pd[2], struct pv_cq *cq[2]);
 

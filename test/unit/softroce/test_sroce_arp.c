@@ -35,9 +35,9 @@ gid6(const char *s, uint8_t *out)
 static void
 tx_free_all(void)
 {
-	while (dev->tx_head != dev->tx_tail) {
-		rte_pktmbuf_free(dev->tx_ring[dev->tx_head]);
-		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
+	while (dev->eng[0].tx_head != dev->eng[0].tx_tail) {
+		rte_pktmbuf_free(dev->eng[0].tx_ring[dev->eng[0].tx_head]);
+		dev->eng[0].tx_head = (dev->eng[0].tx_head + 1) & (SROCE_TX_RING - 1);
 	}
 }
 
@@ -62,7 +62,7 @@ dev_reset(void)
 	dev->vlan_tci = 0;
 	dev->arp_timeout_ms = 1000;
 	dev->neigh_next_tsc = UINT64_MAX;
-	memset(&dev->stats, 0, sizeof(dev->stats));
+	memset(&dev->eng[0].stats, 0, sizeof(dev->eng[0].stats));
 }
 
 /* RFC 1071 sum over the pseudo-header and the message: 0xffff when right */
@@ -148,16 +148,16 @@ tx_take(void)
 {
 	struct rte_mbuf *m;
 
-	CU_ASSERT_NOT_EQUAL_FATAL(dev->tx_head, dev->tx_tail);
-	m = dev->tx_ring[dev->tx_head];
-	dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
+	CU_ASSERT_NOT_EQUAL_FATAL(dev->eng[0].tx_head, dev->eng[0].tx_tail);
+	m = dev->eng[0].tx_ring[dev->eng[0].tx_head];
+	dev->eng[0].tx_head = (dev->eng[0].tx_head + 1) & (SROCE_TX_RING - 1);
 	return m;
 }
 
 static int
 tx_count(void)
 {
-	return (dev->tx_tail - dev->tx_head) & (SROCE_TX_RING - 1);
+	return (dev->eng[0].tx_tail - dev->eng[0].tx_head) & (SROCE_TX_RING - 1);
 }
 
 /* a RoCE-looking IPv6 frame to @p dst with a zero destination MAC */
@@ -191,10 +191,10 @@ test_ns_answered(void)
 	dev_reset();
 	gid6("ff02::1:ff00:1", sn);
 	m = nd_frame(135, peer_ll, sn, our_g, 1, 255, 0, -1);
-	pv_sroce_ndp_rx(dev, m, 14);
+	pv_sroce_ndp_rx(&dev->eng[0], m, 14);
 	rte_pktmbuf_free(m);
-	CU_ASSERT_EQUAL(dev->stats.ndp_rx, 1);
-	CU_ASSERT_EQUAL(dev->stats.ndp_tx, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.ndp_rx, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.ndp_tx, 1);
 	CU_ASSERT_EQUAL_FATAL(tx_count(), 1);
 	na = tx_take();
 	p = rte_pktmbuf_mtod(na, const uint8_t *);
@@ -235,26 +235,26 @@ test_ns_ignored_or_dropped(void)
 	gid6("2001:db8::77", other);
 	/* not our address: no answer, not an error */
 	m = nd_frame(135, peer_ll, sn, other, 1, 255, 0, -1);
-	pv_sroce_ndp_rx(dev, m, 14);
+	pv_sroce_ndp_rx(&dev->eng[0], m, 14);
 	rte_pktmbuf_free(m);
 	CU_ASSERT_EQUAL(tx_count(), 0);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_other, 0);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_other, 0);
 	/* bad checksum, hop limit not 255: dropped and counted */
 	m = nd_frame(135, peer_ll, sn, our_g, 1, 255, 0x0100, -1);
-	pv_sroce_ndp_rx(dev, m, 14);
+	pv_sroce_ndp_rx(&dev->eng[0], m, 14);
 	rte_pktmbuf_free(m);
 	m = nd_frame(135, peer_ll, sn, our_g, 1, 254, 0, -1);
-	pv_sroce_ndp_rx(dev, m, 14);
+	pv_sroce_ndp_rx(&dev->eng[0], m, 14);
 	rte_pktmbuf_free(m);
 	CU_ASSERT_EQUAL(tx_count(), 0);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_other, 2);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_other, 2);
 	CU_ASSERT_PTR_NULL(sroce_neigh_find(dev, peer_ll));
 	/* truncated: shorter than its own header */
 	m = nd_frame(135, peer_ll, sn, our_g, 1, 255, 0, -1);
 	m->data_len = 14 + 40 + 10;
-	pv_sroce_ndp_rx(dev, m, 14);
+	pv_sroce_ndp_rx(&dev->eng[0], m, 14);
 	rte_pktmbuf_free(m);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_other, 3);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_other, 3);
 }
 
 static void
@@ -268,7 +268,7 @@ test_resolve_by_ns_na(void)
 	dev_reset();
 	CU_ASSERT_EQUAL(pv_sroce_neigh_lookup(dev, peer_ll, &mac), -EAGAIN);
 	CU_ASSERT(rte_is_zero_ether_addr(&mac));
-	CU_ASSERT_EQUAL(dev->stats.neigh_pending, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_pending, 1);
 	/* the solicitation: to the solicited-node group of the target */
 	CU_ASSERT_EQUAL_FATAL(tx_count(), 1);
 	ns = tx_take();
@@ -290,15 +290,15 @@ test_resolve_by_ns_na(void)
 	CU_ASSERT_EQUAL(ref_sum(ip, icmp, 32), 0xffff);
 	rte_pktmbuf_free(ns);
 	/* a frame for it waits */
-	pv_sroce_neigh_tx(dev, v6_frame(peer_ll));
-	CU_ASSERT_EQUAL(dev->stats.neigh_queued, 1);
+	pv_sroce_neigh_tx(&dev->eng[0], v6_frame(peer_ll));
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_queued, 1);
 	CU_ASSERT_EQUAL(tx_count(), 0);
 	/* the advertisement: learned, the frame leaves with its MAC */
 	m = nd_frame(136, peer_ll, our_ll, peer_ll, 2, 255, 0, -1);
-	pv_sroce_ndp_rx(dev, m, 14);
+	pv_sroce_ndp_rx(&dev->eng[0], m, 14);
 	rte_pktmbuf_free(m);
-	CU_ASSERT_EQUAL(dev->stats.neigh_resolved, 1);
-	CU_ASSERT_EQUAL(dev->stats.neigh_pending, 0);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_resolved, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_pending, 0);
 	CU_ASSERT_EQUAL_FATAL(tx_count(), 1);
 	m = tx_take();
 	CU_ASSERT_EQUAL(memcmp(rte_pktmbuf_mtod(m, uint8_t *), peer_mac, 6), 0);
@@ -318,25 +318,25 @@ test_queue_bound_and_failure(void)
 	CU_ASSERT_EQUAL(pv_sroce_neigh_lookup(dev, peer_ll, &mac), -EAGAIN);
 	tx_free_all();
 	for (i = 0; i < SROCE_NEIGH_QLEN + 3; i++)
-		pv_sroce_neigh_tx(dev, v6_frame(peer_ll));
+		pv_sroce_neigh_tx(&dev->eng[0], v6_frame(peer_ll));
 	n = sroce_neigh_find(dev, peer_ll);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
 	CU_ASSERT_EQUAL(n->nq, SROCE_NEIGH_QLEN);
-	CU_ASSERT_EQUAL(dev->stats.neigh_drops, 3);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_drops, 3);
 	/* retried every SROCE_NEIGH_RETRANS_MS ... */
-	pv_sroce_neigh_timers(dev, n->resolve_tsc + sroce_ms_tsc(SROCE_NEIGH_RETRANS_MS));
+	pv_sroce_neigh_timers(&dev->eng[0], n->resolve_tsc + sroce_ms_tsc(SROCE_NEIGH_RETRANS_MS));
 	CU_ASSERT_EQUAL(n->probes, 2);
 	CU_ASSERT_EQUAL(tx_count(), 1);
 	tx_free_all();
 	/* ... and failed after arp_timeout_ms: queued frames dropped */
-	pv_sroce_neigh_timers(dev, n->resolve_tsc + sroce_ms_tsc(dev->arp_timeout_ms));
+	pv_sroce_neigh_timers(&dev->eng[0], n->resolve_tsc + sroce_ms_tsc(dev->arp_timeout_ms));
 	CU_ASSERT_EQUAL(n->state, SROCE_NEIGH_FAILED);
 	CU_ASSERT_EQUAL(n->nq, 0);
-	CU_ASSERT_EQUAL(dev->stats.neigh_failed, 1);
-	CU_ASSERT_EQUAL(dev->stats.neigh_drops, 3 + SROCE_NEIGH_QLEN);
-	CU_ASSERT_EQUAL(dev->stats.neigh_pending, 0);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_failed, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_drops, 3 + SROCE_NEIGH_QLEN);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.neigh_pending, 0);
 	/* the next frame starts a new resolution */
-	pv_sroce_neigh_tx(dev, v6_frame(peer_ll));
+	pv_sroce_neigh_tx(&dev->eng[0], v6_frame(peer_ll));
 	CU_ASSERT_EQUAL(n->state, SROCE_NEIGH_INCOMPLETE);
 	CU_ASSERT_EQUAL(tx_count(), 1);
 }
@@ -360,16 +360,16 @@ test_multicast_and_loopback(void)
 	CU_ASSERT(rte_is_zero_ether_addr(&mac));
 	CU_ASSERT_EQUAL(tx_count(), 0);
 	m = v6_frame(our_g);
-	pv_sroce_neigh_tx(dev, m);
+	pv_sroce_neigh_tx(&dev->eng[0], m);
 	CU_ASSERT_EQUAL(tx_count(), 0);
-	CU_ASSERT_EQUAL((dev->lo_tail - dev->lo_head) & (SROCE_LO_RING - 1), 1);
-	CU_ASSERT_PTR_EQUAL(dev->lo_ring[dev->lo_head], m);
+	CU_ASSERT_EQUAL((dev->eng[0].lo_tail - dev->eng[0].lo_head) & (SROCE_LO_RING - 1), 1);
+	CU_ASSERT_PTR_EQUAL(dev->eng[0].lo_ring[dev->eng[0].lo_head], m);
 	CU_ASSERT_EQUAL(memcmp(rte_pktmbuf_mtod(m, uint8_t *), dev->mac.addr_bytes, 6), 0);
 	/* a peer claiming our address is not learned */
-	pv_sroce_neigh_learn(dev, our_g, (const struct rte_ether_addr *)peer_mac);
+	pv_sroce_neigh_learn(&dev->eng[0], our_g, (const struct rte_ether_addr *)peer_mac);
 	CU_ASSERT_PTR_NULL(sroce_neigh_find(dev, our_g));
 	pv_sroce_neigh_fini(dev);
-	CU_ASSERT_EQUAL(dev->lo_head, dev->lo_tail);
+	CU_ASSERT_EQUAL(dev->eng[0].lo_head, dev->eng[0].lo_tail);
 }
 
 /* vlan=: solicitations, advertisements and ARP carry the tag */
@@ -387,7 +387,7 @@ test_vlan_tagged_nd(void)
 	dev->vlan_tci = 3 << 13 | 42;
 	gid6("ff02::1:ff00:1", sn);
 	m = nd_frame(135, peer_ll, sn, our_g, 1, 255, 0, 3 << 13 | 42);
-	pv_sroce_ndp_rx(dev, m, 18);
+	pv_sroce_ndp_rx(&dev->eng[0], m, 18);
 	rte_pktmbuf_free(m);
 	CU_ASSERT_EQUAL_FATAL(tx_count(), 1);
 	m = tx_take();

@@ -51,9 +51,10 @@ dev_reset(void)
 	dev->vid = 0;
 	dev->vlan_tci = 0;
 	dev->l3_off = SROCE_ETH_HLEN;
-	memset(&dev->stats, 0, sizeof(dev->stats));
+	memset(&dev->eng[0].stats, 0, sizeof(dev->eng[0].stats));
 	memset(&qp, 0, sizeof(qp));
 	qp.dev = dev;
+	qp.eng = &dev->eng[0];
 }
 
 static void
@@ -71,9 +72,9 @@ tx_take(void)
 {
 	struct rte_mbuf *m;
 
-	CU_ASSERT_EQUAL_FATAL((dev->tx_tail - dev->tx_head) & (SROCE_TX_RING - 1), 1);
-	m = dev->tx_ring[dev->tx_head];
-	dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
+	CU_ASSERT_EQUAL_FATAL((dev->eng[0].tx_tail - dev->eng[0].tx_head) & (SROCE_TX_RING - 1), 1);
+	m = dev->eng[0].tx_ring[dev->eng[0].tx_head];
+	dev->eng[0].tx_head = (dev->eng[0].tx_head + 1) & (SROCE_TX_RING - 1);
 	return m;
 }
 
@@ -126,7 +127,7 @@ send13(struct sroce_pkt *pkt)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	for (i = 0; i < 13; i++)
 		ext[i] = (uint8_t)(0x40 + i);
-	sroce_frame_send(dev, m);
+	sroce_frame_send(&dev->eng[0], m);
 	m = tx_take();
 	CU_ASSERT_EQUAL(pv_sroce_pkt_parse(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, 1, pkt),
 			0);
@@ -209,7 +210,7 @@ test_hdr_ipv6_global_ud(void)
 				 &ext);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	memset(ext, 0, SROCE_DETH_LEN + 8);
-	sroce_frame_send(dev, m);
+	sroce_frame_send(&dev->eng[0], m);
 	m = tx_take();
 	f = rte_pktmbuf_mtod(m, uint8_t *);
 	CU_ASSERT_EQUAL(pv_sroce_pkt_parse(f, m->data_len, 1, &pkt), 0);
@@ -297,14 +298,14 @@ test_vlan_rx_filter(void)
 					   0xc000, 0x7777, &qp.path, &qp.ip_sum), 0);
 	m = send13(&pkt);
 	/* our own VLAN: accepted (then dropped for its unknown QPN) */
-	sroce_rx_one(dev, m);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_vlan, 0);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 1);
+	sroce_rx_one(&dev->eng[0], m);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_vlan, 0);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 1);
 	/* another VLAN */
 	dev->vid = 8;
-	sroce_rx_one(dev, m);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_vlan, 1);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 1);
+	sroce_rx_one(&dev->eng[0], m);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_vlan, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 1);
 	sroce_mbuf_free(m);
 	/* untagged while vlan=8 */
 	dev->vlan_on = 0;
@@ -312,13 +313,13 @@ test_vlan_rx_filter(void)
 					   0xc000, 0x7777, &qp.path, &qp.ip_sum), 0);
 	m = send13(&pkt);
 	dev->vlan_on = 1;
-	sroce_rx_one(dev, m);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_vlan, 2);
+	sroce_rx_one(&dev->eng[0], m);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_vlan, 2);
 	/* without vlan=: accepted as before */
 	dev->vlan_on = 0;
-	sroce_rx_one(dev, m);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_vlan, 2);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 2);
+	sroce_rx_one(&dev->eng[0], m);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_vlan, 2);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 2);
 	sroce_mbuf_free(m);
 }
 
@@ -336,7 +337,7 @@ rx_v6_to(const char *dst)
 	CU_ASSERT_EQUAL(pv_sroce_hdr_build(dev, qp.hdr, &dmac, 2, dgid, 0, 64, 0xc000, 0x7777,
 					   &qp.path, &qp.ip_sum), 0);
 	m = send13(&pkt);
-	sroce_rx_one(dev, m);
+	sroce_rx_one(&dev->eng[0], m);
 	sroce_mbuf_free(m);
 }
 
@@ -346,13 +347,13 @@ test_rx_ipv6_destination(void)
 {
 	dev_reset();
 	rx_v6_to("2001:db8::1");
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 1);	/* accepted, no such QP */
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_other, 0);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 1);	/* accepted, no such QP */
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_other, 0);
 	rx_v6_to("fe80::50:aff:fe00:1");
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 2);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 2);
 	rx_v6_to("2001:db8::99");
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_other, 1);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 2);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_other, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 2);
 }
 
 static int gsi_rx_calls;
@@ -386,7 +387,7 @@ ud_frame_to(uint32_t dqpn, uint16_t pkey)
 	memset(ext, 0, SROCE_DETH_LEN + 8);
 	bth = rte_pktmbuf_mtod_offset(m, struct sroce_bth *, ah.path.hdr_len - SROCE_BTH_LEN);
 	bth->pkey = rte_cpu_to_be_16(pkey);
-	sroce_frame_send(dev, m);	/* the ICRC covers the P_Key */
+	sroce_frame_send(&dev->eng[0], m);	/* the ICRC covers the P_Key */
 	return tx_take();
 }
 
@@ -404,35 +405,36 @@ test_rx_gsi_dispatch(void)
 	limited = ud_frame_to(SROCE_GSI_QPN, 0x7fff);
 	foreign = ud_frame_to(SROCE_GSI_QPN, 0x8001);
 	/* no GSI QP: dropped and counted apart from unknown QPNs */
-	sroce_rx_one(dev, m);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_gsi, 1);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 0);
-	sroce_rx_one(dev, other);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_gsi, 1);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 1);
+	sroce_rx_one(&dev->eng[0], m);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_gsi, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 0);
+	sroce_rx_one(&dev->eng[0], other);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_gsi, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 1);
 	/* a GSI QP in RESET or INIT (not progressed) accepts nothing yet */
 	memset(&gsi, 0, sizeof(gsi));
 	gsi.dev = dev;
+	gsi.eng = &dev->eng[0];
 	gsi.gsi = 1;
 	gsi.transport = SROCE_OP_UD;
 	gsi.fp_resp_rx = gsi_resp_record;
 	dev->gsi_qp = &gsi;
-	sroce_rx_one(dev, m);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_state, 1);
+	sroce_rx_one(&dev->eng[0], m);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_state, 1);
 	CU_ASSERT_EQUAL(gsi_rx_calls, 0);
 	/* ready: the default partition, full or limited member, gets through */
 	gsi.in_list = 1;
-	sroce_rx_one(dev, m);
-	sroce_rx_one(dev, limited);
+	sroce_rx_one(&dev->eng[0], m);
+	sroce_rx_one(&dev->eng[0], limited);
 	CU_ASSERT_EQUAL(gsi_rx_calls, 2);
-	CU_ASSERT_EQUAL(dev->stats.rx_pkts, 2);
-	sroce_rx_one(dev, foreign);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_pkey, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_pkts, 2);
+	sroce_rx_one(&dev->eng[0], foreign);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_pkey, 1);
 	CU_ASSERT_EQUAL(gsi_rx_calls, 2);
 	/* QPN 2 is still nobody's */
-	sroce_rx_one(dev, other);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_qpn, 2);
-	CU_ASSERT_EQUAL(dev->stats.rx_drop_gsi, 1);
+	sroce_rx_one(&dev->eng[0], other);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_qpn, 2);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rx_drop_gsi, 1);
 	dev->gsi_qp = NULL;
 	sroce_mbuf_free(m);
 	sroce_mbuf_free(other);

@@ -30,6 +30,7 @@ mkqp(uint32_t mtu, uint32_t psn)
 	struct sroce_qp *qp = calloc(1, sizeof(*qp));
 
 	qp->dev = dev;
+	qp->eng = &dev->eng[0];
 	qp->scq = &cq;
 	qp->rcq = &cq;
 	qp->state = PV_QPS_RTS;
@@ -55,7 +56,7 @@ freeqp(struct sroce_qp *qp)
 {
 	free(qp->sq);
 	free(qp);
-	dev->nb_qps = 0;
+	dev->eng[0].nb_qps = 0;
 	cq.prod = cq.cons = 0;
 }
 
@@ -194,7 +195,7 @@ test_timer_retry_and_exhaustion(void)
 	CU_ASSERT_EQUAL(pv_sroce_req_timers(qp, dl + 2 * qp->timeout_tsc), 1);
 	CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
 	CU_ASSERT_EQUAL(qp->sq_err_status, PV_WC_RETRY_EXC_ERR);
-	CU_ASSERT_EQUAL(dev->stats.timeouts, 3);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.timeouts, 3);
 	freeqp(qp);
 }
 
@@ -252,7 +253,7 @@ test_nak_seq_go_back_n(void)
 	CU_ASSERT_EQUAL(pk[0].opcode, SROCE_OP_RC_WRITE_MIDDLE);
 	CU_ASSERT_EQUAL(pk[1].opcode, SROCE_OP_RC_WRITE_LAST);
 	CU_ASSERT_EQUAL(pk[2].opcode, SROCE_OP_RC_WRITE_FIRST);
-	CU_ASSERT_EQUAL(dev->stats.seq_naks_rx, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.seq_naks_rx, 1);
 	freeqp(qp);
 }
 
@@ -424,7 +425,7 @@ test_ghost_nak_ignored(void)
 	pv_sroce_comp_rx(qp, &a);
 	CU_ASSERT_EQUAL(qp->req.flags, 0);
 	CU_ASSERT_EQUAL(qp->req.psn, 0x82);
-	CU_ASSERT_EQUAL(dev->stats.stale_naks_rx, 3);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.stale_naks_rx, 3);
 	/* a NAK for the outstanding PSN still fails it */
 	a = ack(0x81, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
 	pv_sroce_comp_rx(qp, &a);

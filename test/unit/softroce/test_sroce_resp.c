@@ -46,6 +46,7 @@ mkqp(uint8_t transport)
 	struct sroce_qp *qp = calloc(1, sizeof(*qp));
 
 	qp->dev = dev;
+	qp->eng = &dev->eng[0];
 	qp->pd = sroce_pd(ibpd);
 	qp->scq = &cq;
 	qp->rcq = &cq;
@@ -64,7 +65,7 @@ mkqp(uint8_t transport)
 				   PV_ACCESS_REMOTE_ATOMIC;
 	ut_qp_hdr_build(qp);
 	memset(mem, CANARY, sizeof(mem));
-	memset(&dev->stats, 0, sizeof(dev->stats));
+	memset(&dev->eng[0].stats, 0, sizeof(dev->eng[0].stats));
 	return qp;
 }
 
@@ -265,21 +266,21 @@ test_psn_sequence_nak_once(void)
 	pv_sroce_resp_rx(qp, &p);
 	p = req(SROCE_OP_RC_SEND_ONLY, EPSN + 3, 8, 0);
 	pv_sroce_resp_rx(qp, &p);
-	CU_ASSERT_EQUAL(dev->stats.seq_naks_tx, 1);	/* one NAK per gap */
+	CU_ASSERT_EQUAL(dev->eng[0].stats.seq_naks_tx, 1);	/* one NAK per gap */
 	CU_ASSERT_EQUAL(cq.prod, 0);
 	CU_ASSERT(untouched(MRBUF, 4096));
 	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
 	CU_ASSERT_EQUAL(syn, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
 	CU_ASSERT_EQUAL(psn, EPSN);
 	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
-	CU_ASSERT_EQUAL(dev->stats.acks_tx, 0);		/* a NAK is not an ACK */
+	CU_ASSERT_EQUAL(dev->eng[0].stats.acks_tx, 0);		/* a NAK is not an ACK */
 	/* the expected PSN is accepted and re-arms the NAK */
 	p = req(SROCE_OP_RC_SEND_ONLY, EPSN, 8, 0);
 	pv_sroce_resp_rx(qp, &p);
 	CU_ASSERT_EQUAL(cq.prod, 1);
 	CU_ASSERT_EQUAL(qp->resp.nak_sent, 0);
 	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
-	CU_ASSERT_EQUAL(dev->stats.acks_tx, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.acks_tx, 1);
 	freeqp(qp);
 }
 
@@ -299,7 +300,7 @@ test_duplicates(void)
 	/* the SEND again: re-acknowledged, not placed again */
 	post_recv(qp, 2, 4096);
 	pv_sroce_resp_rx(qp, &p);
-	CU_ASSERT_EQUAL(dev->stats.dup_reqs, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.dup_reqs, 1);
 	CU_ASSERT_EQUAL(cq.prod, 1);
 	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
 	CU_ASSERT_EQUAL(syn & SROCE_AETH_TYPE_MASK, SROCE_AETH_ACK);
@@ -310,7 +311,7 @@ test_duplicates(void)
 	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
 	CU_ASSERT_EQUAL(pk[0].opcode, SROCE_OP_RC_READ_RESP_ONLY);
 	pv_sroce_resp_rx(qp, &p);
-	CU_ASSERT_EQUAL(dev->stats.dup_reqs, 2);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.dup_reqs, 2);
 	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
 	CU_ASSERT_EQUAL(pk[0].opcode, SROCE_OP_RC_READ_RESP_ONLY);
 	CU_ASSERT_EQUAL(pk[0].psn, EPSN + 1);
@@ -368,8 +369,8 @@ test_access_violations(void)
 		}
 		pv_sroce_resp_rx(qp, &p);
 		CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
-		CU_ASSERT_EQUAL(dev->stats.err_naks_tx, 1);
-		CU_ASSERT_EQUAL(dev->stats.acks_tx, 0);
+		CU_ASSERT_EQUAL(dev->eng[0].stats.err_naks_tx, 1);
+		CU_ASSERT_EQUAL(dev->eng[0].stats.acks_tx, 0);
 		CU_ASSERT_EQUAL_FATAL(ut_tx_drain(dev, pk, 64), 1);
 		CU_ASSERT_EQUAL(pk[0].opcode, SROCE_OP_RC_ACK);
 		CU_ASSERT_EQUAL(pk[0].aeth_syndrome, SROCE_AETH_NAK | cases[i].nak);
@@ -421,11 +422,11 @@ test_rnr(void)
 
 	p = req(SROCE_OP_RC_SEND_ONLY, EPSN, 8, 0);
 	pv_sroce_resp_rx(qp, &p);
-	CU_ASSERT_EQUAL(dev->stats.rnr_naks_tx, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.rnr_naks_tx, 1);
 	CU_ASSERT_EQUAL(qp->resp.epsn, EPSN);
 	CU_ASSERT_EQUAL(answer(qp, &syn, &psn), 1);
 	CU_ASSERT_EQUAL(syn, SROCE_AETH_RNR_NAK | 3);
-	CU_ASSERT_EQUAL(dev->stats.acks_tx, 0);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.acks_tx, 0);
 	CU_ASSERT_EQUAL(psn, EPSN);
 	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
 	/* the retry after a receive was posted */
@@ -448,19 +449,19 @@ test_uc_drop_and_count(void)
 	pv_sroce_resp_rx_uc(qp, &p);
 	p = req(SROCE_OP_UC_SEND_LAST, 0x12, 8, 0);
 	pv_sroce_resp_rx_uc(qp, &p);
-	CU_ASSERT_EQUAL(dev->stats.uc_drops, 1);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.uc_drops, 1);
 	CU_ASSERT_EQUAL(qp->resp.drop_msg, 1);
 	CU_ASSERT_EQUAL(cq.prod, 0);
 	/* the rest of the dropped message is dropped too */
 	p = req(SROCE_OP_UC_SEND_LAST, 0x11, 8, 0);
 	pv_sroce_resp_rx_uc(qp, &p);
-	CU_ASSERT_EQUAL(dev->stats.uc_drops, 2);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.uc_drops, 2);
 	CU_ASSERT_EQUAL(cq.prod, 0);
 	/* a bad rkey drops a WRITE, nothing placed */
 	memset(mem, CANARY, sizeof(mem));
 	p = write_req(SROCE_OP_UC_WRITE_ONLY, 0x20, 64, (uintptr_t)MRBUF, mr->rkey ^ 0x100, 64);
 	pv_sroce_resp_rx_uc(qp, &p);
-	CU_ASSERT_EQUAL(dev->stats.uc_drops, 3);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.uc_drops, 3);
 	CU_ASSERT(untouched(mem, sizeof(mem)));
 	/* a new message resynchronises at its PSN and takes the same WQE */
 	p = req(SROCE_OP_UC_SEND_ONLY, 0x30, 16, 3);
@@ -471,7 +472,7 @@ test_uc_drop_and_count(void)
 	CU_ASSERT_EQUAL(MRBUF[0], 3);
 	CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
 	CU_ASSERT_EQUAL(ut_tx_drain(dev, pk, 0), 0);	/* UC never answers */
-	CU_ASSERT_EQUAL(dev->stats.err_naks_tx, 0);
+	CU_ASSERT_EQUAL(dev->eng[0].stats.err_naks_tx, 0);
 	freeqp(qp);
 }
 
@@ -550,7 +551,7 @@ test_payload_above_mtu(void)
 		CU_ASSERT(untouched(mem, sizeof(mem)));
 		CU_ASSERT_EQUAL(cq.prod, 0);
 		if (uc) {
-			CU_ASSERT_EQUAL(dev->stats.uc_drops, 1);
+			CU_ASSERT_EQUAL(dev->eng[0].stats.uc_drops, 1);
 			CU_ASSERT_EQUAL(qp->state, PV_QPS_RTS);
 		} else {
 			CU_ASSERT_EQUAL(qp->state, PV_QPS_ERR);
@@ -573,19 +574,22 @@ static void
 test_owner_thread_check(void)
 {
 	struct sroce_dev d;
+	struct sroce_eng e;
 	pid_t pid;
 	int st = 0;
 
 	memset(&d, 0, sizeof(d));
-	sroce_owner_check(&d);		/* this thread owns @p d */
-	sroce_owner_check(&d);
+	memset(&e, 0, sizeof(e));
+	e.dev = &d;
+	sroce_owner_check(&e);		/* this thread owns engine @p e */
+	sroce_owner_check(&e);
 	pid = fork();
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0) {
 		pthread_t t;
 
 		/* the child's thread is not the owner recorded before the fork */
-		if (pthread_create(&t, NULL, owner_check_thread, &d) != 0)
+		if (pthread_create(&t, NULL, owner_check_thread, &e) != 0)
 			_exit(2);
 		pthread_join(t, NULL);
 		_exit(0);

@@ -69,8 +69,8 @@ ut_tx_drain(struct sroce_dev *dev, struct sroce_pkt *pkts, int max)
 {
 	int n = 0;
 
-	while (dev->tx_head != dev->tx_tail) {
-		struct rte_mbuf *m = dev->tx_ring[dev->tx_head];
+	while (dev->eng[0].tx_head != dev->eng[0].tx_tail) {
+		struct rte_mbuf *m = dev->eng[0].tx_ring[dev->eng[0].tx_head];
 		struct sroce_pkt p;
 
 		CU_ASSERT_EQUAL(pv_sroce_pkt_parse(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, 1,
@@ -80,7 +80,7 @@ ut_tx_drain(struct sroce_dev *dev, struct sroce_pkt *pkts, int max)
 			pkts[n] = p;
 		n++;
 		rte_pktmbuf_free(m);
-		dev->tx_head = (dev->tx_head + 1) & (SROCE_TX_RING - 1);
+		dev->eng[0].tx_head = (dev->eng[0].tx_head + 1) & (SROCE_TX_RING - 1);
 	}
 	return n;
 }
