@@ -285,8 +285,9 @@ static void
 sroce_neigh_timer_set(struct sroce_dev *dev, struct sroce_neigh *n, uint64_t due)
 {
 	n->timer_tsc = due;
-	if (due < dev->neigh_next_tsc)
-		dev->neigh_next_tsc = due;
+	/* read unlocked by engine 0's pass (and the progress thread) */
+	if (due < __atomic_load_n(&dev->neigh_next_tsc, __ATOMIC_RELAXED))
+		__atomic_store_n(&dev->neigh_next_tsc, due, __ATOMIC_RELAXED);
 }
 
 /* Start (or restart) the resolution of @p n: INCOMPLETE, first request now. */
@@ -679,7 +680,7 @@ pv_sroce_neigh_timers(struct sroce_eng *eng, uint64_t now)
 	int work = 0;
 
 	sroce_neigh_lock(dev);
-	dev->neigh_next_tsc = UINT64_MAX;
+	__atomic_store_n(&dev->neigh_next_tsc, UINT64_MAX, __ATOMIC_RELAXED);
 	for (i = 0; i < SROCE_NEIGH_MAX; i++) {
 		struct sroce_neigh *n = &dev->neigh[i];
 

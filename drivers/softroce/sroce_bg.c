@@ -70,10 +70,14 @@ sroce_bg_next_us(const struct sroce_eng *eng)
 
 	/* frames to send, looped back or steered to receive (no RX interrupt) */
 	if (eng->tx_head != eng->tx_tail || eng->lo_head != eng->lo_tail ||
-	    (eng->steer != NULL && !rte_ring_empty(eng->steer)))
+	    sroce_steer_pending((struct sroce_eng *)(uintptr_t)eng))
 		next = SROCE_BG_BUSY_US;
-	if (eng->queue_id == 0 && dev->neigh_next_tsc != UINT64_MAX)
-		next = RTE_MIN(next, sroce_bg_us_until(dev->neigh_next_tsc, now, hz));
+	if (eng->queue_id == 0) {
+		uint64_t due = __atomic_load_n(&dev->neigh_next_tsc, __ATOMIC_RELAXED);
+
+		if (due != UINT64_MAX)
+			next = RTE_MIN(next, sroce_bg_us_until(due, now, hz));
+	}
 	for (d = 0; d < RTE_DIM(dev->fault_q); d++)
 		for (i = 0; i < dev->fault_q[d].n; i++)
 			next = RTE_MIN(next, sroce_bg_us_until(dev->fault_q[d].held[i].due_tsc,

@@ -1120,7 +1120,9 @@ sroce_query_port(struct pv_context *context, uint8_t port_num, struct pv_port_at
 	attr->port_cap_flags = PV_PORT_CM_SUP | PV_PORT_IP_BASED_GIDS;
 	attr->max_msg_sz = SROCE_MAX_MSG;
 	/* UD packets dropped for a Q_Key mismatch (32 bits, wraps) */
+	sroce_dev_lock(dev);	/* the engines' counters */
 	pv_sroce_stats_sum(dev, &st);
+	sroce_dev_unlock(dev);
 	attr->qkey_viol_cntr = (uint32_t)st.ud_qkey_drops;
 	/* packets to the GSI QP dropped for their P_Key */
 	attr->bad_pkey_cntr = (uint32_t)st.rx_drop_pkey;

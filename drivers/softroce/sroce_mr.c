@@ -55,6 +55,7 @@ pv_sroce_tables_init(struct sroce_dev *dev, uint32_t max_qp, uint32_t max_mr)
 		eng->dev = dev;
 		eng->queue_id = e;
 		rte_spinlock_init(&eng->lock);
+		rte_spinlock_init(&eng->steer_lock);
 		/* every QP of the table and the GSI QP may be on one engine */
 		eng->qps = calloc(max_qp + 1, sizeof(*eng->qps));
 		if (eng->qps == NULL)

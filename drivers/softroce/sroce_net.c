@@ -629,7 +629,7 @@ static __rte_noinline int
 sroce_rx_steer(struct sroce_eng *eng, struct sroce_eng *to, struct rte_mbuf *m)
 {
 	sroce_mbuf_tsan_give(m);
-	if (unlikely(rte_ring_mp_enqueue(to->steer, m) != 0)) {
+	if (unlikely(sroce_steer_put(to, m) != 0)) {
 		eng->stats.rx_drop_steer++;
 		return 0;
 	}
@@ -774,7 +774,7 @@ sroce_steer_rx(struct sroce_eng *eng)
 	struct rte_mbuf *pkts[SROCE_RX_BURST];
 	uint16_t n, i;
 
-	n = (uint16_t)rte_ring_sc_dequeue_burst(eng->steer, (void **)pkts, SROCE_RX_BURST, NULL);
+	n = (uint16_t)sroce_steer_take(eng, pkts, SROCE_RX_BURST);
 	for (i = 0; i < n; i++)
 		sroce_mbuf_tsan_take(pkts[i]);
 	sroce_rx_burst(eng, pkts, n);
@@ -800,7 +800,7 @@ pv_sroce_eng_progress(struct sroce_eng *eng)
 		work = 0;
 	if (unlikely(eng->lo_head != eng->lo_tail))
 		work += sroce_lo_rx(eng);
-	if (eng->steer != NULL && !rte_ring_empty(eng->steer))
+	if (eng->steer != NULL && sroce_steer_pending(eng))
 		work += sroce_steer_rx(eng);
 	n = rte_eth_rx_burst(dev->port_id, eng->queue_id, pkts, SROCE_RX_BURST);
 #ifdef __SANITIZE_THREAD__
@@ -814,7 +814,8 @@ pv_sroce_eng_progress(struct sroce_eng *eng)
 		sroce_rx_fault_burst(dev, pkts, n);
 	sroce_rx_burst(eng, pkts, n);
 	now = rte_rdtsc();
-	if (unlikely(now >= dev->neigh_next_tsc) && eng->queue_id == 0)
+	if (unlikely(now >= __atomic_load_n(&dev->neigh_next_tsc, __ATOMIC_RELAXED)) &&
+	    eng->queue_id == 0)
 		work += pv_sroce_neigh_timers(eng, now);
 	for (q = 0; q < eng->nb_qps; q++) {
 		struct sroce_qp *qp = eng->qps[q];

@@ -49,6 +49,7 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_pcapng.h>
+#include <rte_ring.h>
 #include <rte_spinlock.h>
 
 #include "pv_rtc.h"
@@ -201,6 +202,7 @@ struct sroce_eng {
 	uint32_t nb_qps;		/* entries used in qps[] */
 	struct sroce_qp **qps;		/* [max_qp + 1] QPs in RTR, RTS or ERR (+ QP1) */
 	struct rte_ring *steer;		/* frames of our QPs another engine received (MP/SC) */
+	rte_spinlock_t steer_lock;	/* ThreadSanitizer builds only: sroce_steer_*() */
 	struct pv_sroce_stats stats;	/* summed over the engines by pv_sroce_stats_get() */
 	/* debug builds: the thread driving the data path (sroce_owner_check()) */
 	pthread_t owner;
@@ -834,14 +836,14 @@ static inline void
 sroce_neigh_lock(struct sroce_dev *dev)
 {
 	if (dev->nb_eng > 1)
-		rte_spinlock_lock(&dev->neigh_lock);
+		pv_rtc_spin_lock(&dev->neigh_lock);
 }
 
 static inline void
 sroce_neigh_unlock(struct sroce_dev *dev)
 {
 	if (dev->nb_eng > 1)
-		rte_spinlock_unlock(&dev->neigh_lock);
+		pv_rtc_spin_unlock(&dev->neigh_lock);
 }
 
 /* the memory windows' lock, needed when several engines bind and use them */
@@ -849,14 +851,14 @@ static inline void
 sroce_mw_lock(const struct sroce_dev *dev)
 {
 	if (dev->nb_eng > 1)
-		rte_spinlock_lock((rte_spinlock_t *)(uintptr_t)&dev->mw_lock);
+		pv_rtc_spin_lock((rte_spinlock_t *)(uintptr_t)&dev->mw_lock);
 }
 
 static inline void
 sroce_mw_unlock(const struct sroce_dev *dev)
 {
 	if (dev->nb_eng > 1)
-		rte_spinlock_unlock((rte_spinlock_t *)(uintptr_t)&dev->mw_lock);
+		pv_rtc_spin_unlock((rte_spinlock_t *)(uintptr_t)&dev->mw_lock);
 }
 
 /**
@@ -869,6 +871,69 @@ static inline void
 sroce_app_progressed(struct sroce_eng *eng)
 {
 	__atomic_store_n(&eng->app_seq, eng->app_seq + 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The steering ring of an engine (queues=N). DPDK's generic ring orders its
+ * head and tail with fences ThreadSanitizer does not model, so TSan builds
+ * (and only they) serialise each ring's operations with a lock it sees.
+ */
+static inline void
+sroce_steer_lock(struct sroce_eng *eng)
+{
+#ifdef __SANITIZE_THREAD__
+	pv_rtc_spin_lock(&eng->steer_lock);
+#else
+	RTE_SET_USED(eng);
+#endif
+}
+
+static inline void
+sroce_steer_unlock(struct sroce_eng *eng)
+{
+#ifdef __SANITIZE_THREAD__
+	pv_rtc_spin_unlock(&eng->steer_lock);
+#else
+	RTE_SET_USED(eng);
+#endif
+}
+
+/** Hand @p m to engine @p to's steering ring. @return 0, or -ENOBUFS full */
+static inline int
+sroce_steer_put(struct sroce_eng *to, struct rte_mbuf *m)
+{
+	int ret;
+
+	sroce_steer_lock(to);
+	ret = rte_ring_mp_enqueue(to->steer, m);
+	sroce_steer_unlock(to);
+	return ret;
+}
+
+/** Up to @p n frames of @p eng's steering ring. @return how many */
+static inline unsigned int
+sroce_steer_take(struct sroce_eng *eng, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int got;
+
+	sroce_steer_lock(eng);
+	got = rte_ring_sc_dequeue_burst(eng->steer, (void **)pkts, n, NULL);
+	sroce_steer_unlock(eng);
+	return got;
+}
+
+/** Frames wait in @p eng's steering ring (none without one). */
+static inline int
+sroce_steer_pending(struct sroce_eng *eng)
+{
+	int ret;
+
+	if (eng->steer == NULL)
+		return 0;
+	sroce_steer_lock(eng);
+	ret = !rte_ring_empty(eng->steer);
+	sroce_steer_unlock(eng);
+	return ret;
 }
 
 /** The engine of an SRQ: the one its QPs are on (engine 0 before any). */
