@@ -7,7 +7,9 @@
 #   4 KiB randread and randwrite at QD 1 and QD 32, 128 KiB sequential read
 #   at QD 8, with 1 target lcore (core 0) and 1 perf lcore (core 1); then 4
 #   KiB randread QD 32 with 2 target lcores (2 poll groups) and 2 perf queue
-#   pairs, which on a two-core machine share the cores with each other.
+#   pairs, which on a two-core machine share the cores with each other:
+#   once on one softroce queue per side, once with queues=2 on both sides
+#   (one engine per lcore, softroce.rst "Queues and engines").
 # Prints one table: IOPS, MiB/s (and Gb/s), average / p50 / p99 / p99.9 us,
 # and the issue's targets beside them.
 #
@@ -26,6 +28,7 @@ port=4420
 nqn=nqn.2026-11.org.pollverbs:bench
 spid=""
 fails=0
+qargs=""	# extra softroce devargs of both sides (",queues=2")
 
 for b in "$tgt" "$perf"; do
 	[ -x "$b" ] || { echo "pv-bench-nvmf: $b not built (make build; libjansson-dev)"; exit 1; }
@@ -48,7 +51,7 @@ start_target() {
 JSON
 	rm -f "$sock"
 	# shellcheck disable=SC2046
-	"$tgt" $(memif_pair_eal server 10.99.0.1 "$1") -- -c "$logdir/tgt.json" \
+	"$tgt" $(memif_pair_eal server 10.99.0.1 "$1" "$qargs") -- -c "$logdir/tgt.json" \
 		>"$logdir/tgt.log" 2>&1 &
 	spid=$!
 	memif_pair_wait_listening "$spid"
@@ -68,7 +71,7 @@ bench() {
 	shift 2
 	log=$logdir/$name.log
 	# shellcheck disable=SC2046
-	if ! timeout $((secs + 60)) "$perf" $(memif_pair_eal client 10.99.0.2 "$lcores") -- \
+	if ! timeout $((secs + 60)) "$perf" $(memif_pair_eal client 10.99.0.2 "$lcores" "$qargs") -- \
 		-r "trtype:RDMA adrfam:IPv4 traddr:10.99.0.1 trsvcid:$port subnqn:$nqn" \
 		-t "$secs" "$@" >"$log" 2>&1; then
 		fails=$((fails + 1))
@@ -92,6 +95,10 @@ bench "128k read qd8 (1)" 1 -q 8 -o 131072 -w read
 stop_target
 start_target "0,1" "[0, 1]"
 bench "4k randread qd32 x2 qpairs (2)" "0,1 --main-lcore=1" -q 32 -o 4096 -w randread -c 0x3
+stop_target
+qargs=",queues=2"
+start_target "0,1" "[0, 1]"
+bench "4k randread qd32 x2 (2, queues=2)" "0,1 --main-lcore=1" -q 32 -o 4096 -w randread -c 0x3
 stop_target
 echo
 echo "targets (issue 15): 4k randread qd32 >= 1,000,000 IOPS on 1 target lcore;" \

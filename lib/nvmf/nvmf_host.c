@@ -158,7 +158,15 @@ host_qpair_connect(struct pv_nvmf_host_ctrlr *c, uint16_t qid, uint16_t depth,
 			goto err;
 		}
 	}
-	qp->cq = pv_create_cq(qp->id->verbs, 2 * depth + 2, qp, NULL, 0);
+	/*
+	 * Queue q on completion vector q mod N: the queues spread over the
+	 * engines of a multi-queue device (softroce queues=N), as a NIC
+	 * spreads them over its EQs; a target that hands queue q to poll
+	 * group q mod N (pv-nvmf-tgt's round robin, admin queue first) then
+	 * receives each queue's frames on that group's own port queue.
+	 */
+	qp->cq = pv_create_cq(qp->id->verbs, 2 * depth + 2, qp, NULL,
+			      qid % RTE_MAX(qp->id->verbs->num_comp_vectors, 1));
 	len = (size_t)depth * (qp->capsule_size + sizeof(struct pv_nvme_cpl));
 	qp->mem = rte_zmalloc("pv_nvmf_host_qp", len, 64);
 	if (qp->cq == NULL || qp->mem == NULL) {

@@ -9,12 +9,13 @@
 #   spid  "" (memif_pair_wait_server sets it back to "")
 # shellcheck shell=bash
 
-# memif_pair_eal ROLE IP LCORE: EAL and --pv-dev arguments of one side
+# memif_pair_eal ROLE IP LCORE [DEVARGS]: EAL and --pv-dev arguments of one
+# side; DEVARGS (",queues=2", say) are appended to the softroce device's
 memif_pair_eal() {
 	echo "-l $3 --no-pci --no-huge -m 512 --file-prefix=$tag-$1" \
 		"--log-level=*:warning" \
 		"--vdev=net_memif0,role=$1,socket=$sock,socket-abstract=no" \
-		"--pv-dev=softroce:port=net_memif0,ip=$2"
+		"--pv-dev=softroce:port=net_memif0,ip=$2${4:-}"
 }
 
 # a process listens on $sock (flag __SO_ACCEPTCON in /proc/net/unix)
