@@ -131,7 +131,8 @@ fz_setup(void)
 	/* before LeakSanitizer's exit check: the device's tables are libc memory
 	 * that only EAL memory (not scanned) points to */
 	atexit(fz_cleanup);
-	pv_sroce_neigh_learn(fz_dev, (const uint8_t[16]){ [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 },
+	pv_sroce_neigh_learn(&fz_dev->eng[0],
+			     (const uint8_t[16]){ [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 },
 			     &fz_peer_mac);
 	return 0;
 }
