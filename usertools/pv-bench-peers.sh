@@ -16,6 +16,12 @@
 #   write_bw 8 B, post list 32     vs ucp_am_bw -s 8 (message rate, Mpps)
 #   write_bw 4 KiB average / peak  (pollverbs only: the warm-start figure)
 #
+# The machine changes speed by up to 3x for minutes at a time, whatever
+# runs. So each round starts and ends with a short UCX probe (ucp_am_lat
+# 8 B, PROBE_ITERS). When the two probes differ by more than PV_BENCH_STEADY,
+# the machine changed speed during the round. The ratio column then counts
+# only the steady rounds, and says how many there were.
+#
 # usage: usertools/pv-bench-peers.sh [BUILD_DIR]
 #   PV_BENCH_RUNS       rounds (default 3)
 #   PV_BENCH_OUT        output directory (default BUILD_DIR/bench-peers)
@@ -28,6 +34,7 @@
 #   PV_BENCH_LAT_ITERS  iterations per latency size, both peers (10000)
 #   PV_BENCH_RATE_ITERS messages of the 8 B message-rate run, both (1000000)
 #   PV_BENCH_UCX_PORT   TCP port of ucx_perftest (13337)
+#   PV_BENCH_STEADY     largest ratio of a round's two UCX probes (1.3)
 #   PV_BENCH_REUSE=1    run nothing: the table and plots again from the
 #                       raw figures of the last run (PV_BENCH_OUT/raw.tsv)
 #   PV_DEMO_*           passed on to usertools/pv-demo.sh (memory, port, MTU)
@@ -43,6 +50,8 @@ bw_iters=${PV_BENCH_BW_ITERS:-5000}
 lat_iters=${PV_BENCH_LAT_ITERS:-10000}
 rate_iters=${PV_BENCH_RATE_ITERS:-1000000}
 uport=${PV_BENCH_UCX_PORT:-13337}
+steady=${PV_BENCH_STEADY:-1.3}
+probe_iters=20000
 hp_sys=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 hp_prev=""
 hp_mounted=""
@@ -194,16 +203,25 @@ ucx_round() {
 	[ -n "$f" ] && record ucx rate 8 "$(awk '{ printf "%.6f", $7 / 1e6 }' <<< "$f")"
 }
 
+# PROBE WHEN: the speed of the machine now, as UCX's 8 B latency (usec)
+probe() {
+	local f
+	f=$(ucx_pair ucp_am_lat 8 "$probe_iters")
+	[ -n "$f" ] && record ucx "probe_$1" 8 "$(awk '{ printf "%.3f", $1 }' <<< "$f")"
+}
+
 say "$runs rounds; server CPU 0, client CPU 1; pollverbs = usertools/pv-demo.sh" \
 	"(softroce mtu=9000 over net_memif bsize=4352), UCX = UCX_TLS=posix,cma ucx_perftest"
 say "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
 [ "$reuse" = 1 ] && say "PV_BENCH_REUSE=1: the figures of the last run"
 for round in $( [ "$reuse" = 1 ] || seq "$runs"); do
-	say "round $round/$runs: pollverbs"
+	say "round $round/$runs: UCX probe, pollverbs"
+	probe start
 	pv_round
-	say "round $round/$runs: UCX"
+	say "round $round/$runs: UCX, UCX probe"
 	ucx_round
+	probe end
 done
 say "load average after: $(cut -d' ' -f1-3 /proc/loadavg) ($(( $(date +%s) - start )) s)"
 
@@ -220,19 +238,38 @@ stats() {
 		}' "$raw"
 }
 
-# RATIOS FIGURE SIZE UCXFIGURE: pollverbs / UCX of each round (the machine
-# changes speed between rounds, both peers with it), as "median (min-max)"
+# the rounds whose two UCX probes agree within $steady, one per line
+steady_rounds() {
+	awk -F'\t' -v k="$steady" '
+		$2 == "ucx" && $3 == "probe_start" { a[$1] = $5 }
+		$2 == "ucx" && $3 == "probe_end" { b[$1] = $5 }
+		END {
+			for (r in a)
+				if ((r in b) && a[r] > 0 && b[r] > 0 &&
+				    a[r] / b[r] <= k && b[r] / a[r] <= k)
+					print r
+		}' "$raw"
+}
+
+# RATIOS FIGURE SIZE UCXFIGURE: pollverbs / UCX within each steady round
+# (the machine changes speed, both peers with it), as "median (min-max),
+# K/N steady"; with no steady round, over all rounds, said so
 ratios() {
-	awk -F'\t' -v f="$1" -v s="$2" -v uf="$3" '
+	awk -F'\t' -v f="$1" -v s="$2" -v uf="$3" -v ok="$(steady_rounds | tr '\n' ' ')" '
+		BEGIN { k = split(ok, l, " "); for (i = 1; i <= k; i++) st[l[i]] = 1 }
 		$2 == "pv" && $3 == f && $4 == s { p[$1] = $5 }
 		$2 == "ucx" && $3 == uf && $4 == s { u[$1] = $5 }
 		END {
-			for (r in p) if ((r in u) && u[r] + 0 > 0) v[n++] = p[r] / u[r]
+			for (r in p) if ((r in u) && u[r] + 0 > 0) {
+				all++
+				if (k == 0 || (r in st)) v[n++] = p[r] / u[r]
+			}
 			if (!n) { print "-"; exit }
 			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
 				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 			m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
-			printf "%.2fx (%.2f-%.2f)\n", m, v[0], v[n - 1]
+			printf "%.2fx (%.2f-%.2f), %s\n", m, v[0], v[n - 1],
+				k == 0 ? "no steady round: all " all : n "/" all " steady"
 		}' "$raw"
 }
 
@@ -270,7 +307,15 @@ table=$out/table.txt
 		"$(nproc) CPUs shared with other work"
 	echo "bandwidth: average Gb/s (pv-perf BW average; ucx_perftest MB/s x 2^20 x 8)"
 	echo "latency: pv-perf send_lat t_typical vs ucx_perftest ucp_am_lat 50.0%ile (both half a round trip)"
-	echo "pv/UCX: the ratio within each round (back to back on the same CPUs), median and range over the rounds"
+	echo "pv/UCX: the ratio within each round (back to back on the same CPUs), median and range over the"
+	echo "  steady rounds: those whose UCX probes (ucp_am_lat 8 B, before and after) agree within ${steady}x"
+	awk -F'\t' '$2 == "ucx" && $3 ~ /^probe_/ { v[$1, $3] = $5; r[$1] = 1 }
+		END { for (i in r) print i, v[i, "probe_start"], v[i, "probe_end"] }' "$raw" |
+		sort -n | while read -r r a b; do
+			st=changed
+			steady_rounds | grep -qx "$r" && st=steady
+			echo "  round $r: UCX probe ${a:--} -> ${b:--} usec, $st"
+		done
 } > "$table"
 echo
 cat "$table"
