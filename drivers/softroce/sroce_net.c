@@ -464,6 +464,7 @@ pv_sroce_tx_flush(struct sroce_eng *eng)
 	if (unlikely(dev->tx_hook || dev->fault_q[SROCE_FAULT_TX].n != 0) &&
 	    (eng->tx_seen != eng->tx_tail || dev->fault_q[SROCE_FAULT_TX].n != 0))
 		sroce_tx_hook(eng);
+	eng->tx_held = 0;
 	while (eng->tx_head != eng->tx_tail) {
 		uint16_t end = eng->tx_tail > eng->tx_head ? eng->tx_tail : SROCE_TX_RING;
 		uint16_t n = end - eng->tx_head, sent;
@@ -781,6 +782,26 @@ sroce_steer_rx(struct sroce_eng *eng)
 	return n;
 }
 
+/*
+ * The ACK and the answer in one burst: a pass that completed an RC receive
+ * leaves its frames (that receive's ACK) in the TX ring, once. The
+ * application usually answers as soon as it sees the completion; its
+ * post_send then flushes the ACK and the answer together: one memif
+ * descriptor batch and one ring update for the peer to see instead of two,
+ * and the peer takes both in one RX burst. Otherwise the next pass flushes
+ * them, whatever it finds (the progress thread looks again within
+ * SROCE_BG_BUSY_US while frames wait).
+ */
+static inline int
+sroce_tx_hold(struct sroce_eng *eng)
+{
+	int hold = eng->rx_cqe && !eng->tx_held && likely(!eng->dev->tx_hook) &&
+		   likely(eng->dev->fault_q[SROCE_FAULT_TX].n == 0);
+
+	eng->tx_held = hold;
+	return hold;
+}
+
 int
 pv_sroce_eng_progress(struct sroce_eng *eng)
 {
@@ -836,8 +857,13 @@ pv_sroce_eng_progress(struct sroce_eng *eng)
 		if (qp->req.idx != qp->sq_pi)
 			work += qp->fp_req_tx(qp);
 	}
-	if (eng->tx_head != eng->tx_tail || unlikely(dev->fault_q[SROCE_FAULT_TX].n != 0))
-		pv_sroce_tx_flush(eng);
+	if (eng->tx_head != eng->tx_tail || unlikely(dev->fault_q[SROCE_FAULT_TX].n != 0)) {
+		if (sroce_tx_hold(eng))
+			work++;
+		else
+			pv_sroce_tx_flush(eng);
+	}
+	eng->rx_cqe = 0;
 	eng->in_progress = 0;
 	return work;
 }

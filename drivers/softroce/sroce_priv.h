@@ -199,6 +199,8 @@ struct sroce_eng {
 	uint16_t lo_head;		/* loopback: first frame not yet received */
 	uint16_t lo_tail;		/* loopback: next free slot of lo_ring */
 	uint8_t in_progress;		/* progress re-entry guard */
+	uint8_t rx_cqe;			/* this pass completed an RC receive */
+	uint8_t tx_held;		/* the last pass left its frames to this one */
 	uint32_t nb_qps;		/* entries used in qps[] */
 	struct sroce_qp **qps;		/* [max_qp + 1] QPs in RTR, RTS or ERR (+ QP1) */
 	struct rte_ring *steer;		/* frames of our QPs another engine received (MP/SC) */

@@ -932,6 +932,10 @@ pv_sroce_qp_destroy(struct pv_qp *ibqp)
 	struct sroce_qp *qp = sroce_qp(ibqp);
 	struct sroce_dev *dev = qp->dev;
 
+	/* frames a pass held for the answer (sroce_tx_hold): the last ACK of
+	 * this QP may be among them, and nothing may progress after this */
+	if (qp->eng->tx_held)
+		pv_sroce_tx_flush(qp->eng);
 	sroce_qp_list_del(qp);
 	/* its type 2 windows must not open to the next QP with its number */
 	if (dev->nb_mw != 0)

@@ -236,6 +236,8 @@ sroce_resp_recv_complete(struct sroce_qp *qp, const struct sroce_pkt *pkt, uint3
 		qp->resp.srq_held = 0;
 	else
 		qp->rq_ci++;
+	if (!(qpf & (SROCE_QPF_UC | SROCE_QPF_UD)))
+		qp->eng->rx_cqe = 1;	/* the ACK may wait for the answer (sroce_net.c) */
 	pv_sroce_cq_event(qp->rcq, pkt->se);
 }
 
