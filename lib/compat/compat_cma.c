@@ -81,6 +81,14 @@ struct pvc_cm_id {
 	struct rdma_cm_id ibv;
 	struct pv_rdma_cm_id *pv;
 	struct pvc_cm_event *sync_event;	/* a synchronous id's id->event */
+	/*
+	 * lib/cm's objects the id showed at its last sync (pvc_cm_id_sync).
+	 * The program may have freed them since: rping deallocates its PD and
+	 * destroys its QP with ibv_destroy_qp() before it destroys the id,
+	 * while an event for the id may still come. librdmacm's id keeps such
+	 * stale pointers and never reads through them; neither may we.
+	 */
+	const void *seen_pd, *seen_scc, *seen_rcc, *seen_scq, *seen_rcq, *seen_srq, *seen_qp;
 };
 
 static struct pvc_cm_id *
@@ -128,6 +136,22 @@ pvc_cm_id_of(struct pv_rdma_cm_id *pv)
 	return id;
 }
 
+/*
+ * Whether the id field holding lib/cm's object @p pv (@p *seen at the last
+ * sync) must be mapped again: only when it changed. An unchanged object may
+ * have been freed by the program: its field stays as it was. (lib/cm sets
+ * these when it makes the id's QP, and pvc_cm_qp_wrap() then maps them all
+ * again, even at an address an object freed before had.)
+ */
+static int
+pvc_cm_fresh(const void *pv, const void **seen)
+{
+	if (pv == *seen)
+		return 0;
+	*seen = pv;
+	return 1;
+}
+
 /* what the program reads in its rdma_cm_id, from lib/cm's id */
 static void
 pvc_cm_id_sync(struct pvc_cm_id *id)
@@ -143,13 +167,23 @@ pvc_cm_id_sync(struct pvc_cm_id *id)
 	c->route.path_rec = (struct ibv_sa_path_rec *)pv->route.path_rec;
 	c->route.num_paths = pv->route.num_paths;
 	c->qp_type = (enum ibv_qp_type)pv->qp_type;
-	c->pd = pv_compat_pd_of(pv->pd);
-	c->send_cq_channel = pv_compat_channel_of(pv->send_cq_channel);
-	c->recv_cq_channel = pv_compat_channel_of(pv->recv_cq_channel);
+	if (pvc_cm_fresh(pv->pd, &id->seen_pd))
+		c->pd = pv_compat_pd_of(pv->pd);
+	if (pvc_cm_fresh(pv->send_cq_channel, &id->seen_scc))
+		c->send_cq_channel = pv_compat_channel_of(pv->send_cq_channel);
+	if (pvc_cm_fresh(pv->recv_cq_channel, &id->seen_rcc))
+		c->recv_cq_channel = pv_compat_channel_of(pv->recv_cq_channel);
 	/* librdmacm's own CQs have the id as context */
-	c->send_cq = pv_compat_cq_of(pv->send_cq, c);
-	c->recv_cq = pv_compat_cq_of(pv->recv_cq, c);
-	c->srq = pv_compat_srq_of(pv->srq);
+	if (pvc_cm_fresh(pv->send_cq, &id->seen_scq))
+		c->send_cq = pv_compat_cq_of(pv->send_cq, c);
+	if (pvc_cm_fresh(pv->recv_cq, &id->seen_rcq))
+		c->recv_cq = pv_compat_cq_of(pv->recv_cq, c);
+	if (pvc_cm_fresh(pv->srq, &id->seen_srq))
+		c->srq = pv_compat_srq_of(pv->srq);
+	/* the QP is found through itself: only a QP the id did not show yet */
+	if (pv->qp == id->seen_qp)
+		return;
+	id->seen_qp = pv->qp;
 	if (pv->qp == NULL) {
 		c->qp = NULL;
 		return;
@@ -424,6 +458,9 @@ pvc_cm_qp_wrap(struct pvc_cm_id *id, void *qp_context)
 {
 	struct pvc_qp *qp;
 
+	/* lib/cm has just made these: all alive, whatever their addresses */
+	id->seen_pd = id->seen_scc = id->seen_rcc = NULL;
+	id->seen_scq = id->seen_rcq = id->seen_srq = id->seen_qp = NULL;
 	pvc_cm_id_sync(id);
 	if (id->ibv.qp == NULL) {
 		errno = ENOMEM;
