@@ -18,7 +18,7 @@
 #
 # The machine changes speed by up to 3x for minutes at a time, whatever
 # runs. So each round starts and ends with a short UCX probe (ucp_am_lat
-# 8 B, PROBE_ITERS). When the two probes differ by more than PV_BENCH_STEADY,
+# 8 B, 20000 iterations). When the two probes differ by more than PV_BENCH_STEADY,
 # the machine changed speed during the round. The ratio column then counts
 # only the steady rounds, and says how many there were.
 #
@@ -255,7 +255,7 @@ steady_rounds() {
 # (the machine changes speed, both peers with it), as "median (min-max),
 # K/N steady"; with no steady round, over all rounds, said so
 ratios() {
-	awk -F'\t' -v f="$1" -v s="$2" -v uf="$3" -v ok="$(steady_rounds | tr '\n' ' ')" '
+	awk -F'\t' -v f="$1" -v s="$2" -v uf="$3" -v ok="$steady_list" '
 		BEGIN { k = split(ok, l, " "); for (i = 1; i <= k; i++) st[l[i]] = 1 }
 		$2 == "pv" && $3 == f && $4 == s { p[$1] = $5 }
 		$2 == "ucx" && $3 == uf && $4 == s { u[$1] = $5 }
@@ -274,6 +274,7 @@ ratios() {
 }
 
 table=$out/table.txt
+steady_list=$(steady_rounds | tr '\n' ' ')
 {
 	printf '%-32s | %-26s | %-26s | %s\n' "figure" \
 		"pollverbs min/median/max" "UCX min/median/max" "pv/UCX per round: median (min-max)"
@@ -313,7 +314,7 @@ table=$out/table.txt
 		END { for (i in r) print i, v[i, "probe_start"], v[i, "probe_end"] }' "$raw" |
 		sort -n | while read -r r a b; do
 			st=changed
-			steady_rounds | grep -qx "$r" && st=steady
+			[[ " $steady_list" == *" $r "* ]] && st=steady
 			echo "  round $r: UCX probe ${a:--} -> ${b:--} usec, $st"
 		done
 } > "$table"

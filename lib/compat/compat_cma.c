@@ -181,9 +181,8 @@ pvc_cm_id_sync(struct pvc_cm_id *id)
 	if (pvc_cm_fresh(pv->srq, &id->seen_srq))
 		c->srq = pv_compat_srq_of(pv->srq);
 	/* the QP is found through itself: only a QP the id did not show yet */
-	if (pv->qp == id->seen_qp)
+	if (!pvc_cm_fresh(pv->qp, &id->seen_qp))
 		return;
-	id->seen_qp = pv->qp;
 	if (pv->qp == NULL) {
 		c->qp = NULL;
 		return;
